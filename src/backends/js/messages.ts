@@ -1,0 +1,78 @@
+/**
+ * Diagnostic texts. The Rust core (`crates/nemo-lens-core/src/messages.rs`) builds the same
+ * texts byte for byte, so the differential tests compare whole messages across backends.
+ * Names are quoted as given, without escaping.
+ */
+import type { Diagnostic } from '../types';
+
+const q = (name: string): string => `"${name}"`;
+const list = (names: readonly string[]): string => (names.length === 0 ? '(none)' : names.map(q).join(', '));
+
+export interface Available {
+  readonly groups: readonly string[];
+  readonly presets: readonly string[];
+  readonly namespaces: readonly string[];
+}
+
+const available = (a: Available): string =>
+  `Available groups: ${list(a.groups)}; presets: ${list(a.presets)}; namespaces: ${list(a.namespaces)}.`;
+
+export const invalidNamespace = (): Diagnostic => ({
+  code: 'ERR_NEMO_LENS_INVALID_NAMESPACE',
+  message: 'nemo-lens: the namespace is empty. Register under your library\'s name, e.g. register("megatron", ["step"]).',
+});
+
+export const emptyGroupName = (namespace: string, raw: string): Diagnostic => ({
+  code: 'ERR_NEMO_LENS_EMPTY_GROUP_NAME',
+  message: `nemo-lens: namespace ${q(namespace)} lists group name ${q(raw)}, which is empty after trimming whitespace. Remove it or name the group.`,
+});
+
+export const reservedGroupName = (namespace: string, raw: string): Diagnostic => ({
+  code: 'ERR_NEMO_LENS_RESERVED_GROUP_NAME',
+  message: `nemo-lens: namespace ${q(namespace)} lists group name ${q(raw)}, which normalises to "all", reserved for every registered group. Rename the group.`,
+});
+
+export const reservedPresetName = (namespace: string, raw: string): Diagnostic => ({
+  code: 'ERR_NEMO_LENS_RESERVED_PRESET_NAME',
+  message: `nemo-lens: namespace ${q(namespace)} defines preset ${q(raw)}, which normalises to "all", reserved for every registered group. Rename the preset.`,
+});
+
+export const namespaceRegistered = (namespace: string): Diagnostic => ({
+  code: 'ERR_NEMO_LENS_NAMESPACE_REGISTERED',
+  message: `nemo-lens: namespace ${q(namespace)} is already registered. Register it once, or pass { allowOverride: true } to replace its groups and presets.`,
+});
+
+export const namespaceNotRegistered = (namespace: string, namespaces: readonly string[]): Diagnostic => ({
+  code: 'ERR_NEMO_LENS_NAMESPACE_NOT_REGISTERED',
+  message: `nemo-lens: namespace ${q(namespace)} is not registered (namespaces are case-sensitive). Registered namespaces: ${list(namespaces)}.`,
+});
+
+export const groupShared = (namespace: string, other: string, groups: readonly string[]): Diagnostic => ({
+  code: 'NEMO_LENS_GROUP_SHARED',
+  message: `nemo-lens: namespace ${q(namespace)} registers ${list(groups)}, also registered by namespace ${q(other)}; the group is shared: one gate turns on both libraries' spans. Pass { allowOverride: true } if this is intended.`,
+});
+
+export const presetMemberUnregistered = (namespace: string, preset: string, members: readonly string[]): Diagnostic => ({
+  code: 'NEMO_LENS_PRESET_MEMBER_UNREGISTERED',
+  message: `nemo-lens: preset ${q(preset)} of namespace ${q(namespace)} names ${list(members)}, which no namespace has registered; kept and ignored until a namespace registers it (or a typo).`,
+});
+
+export const lateRegistration = (namespace: string): Diagnostic => ({
+  code: 'NEMO_LENS_LATE_REGISTRATION',
+  message: `nemo-lens: namespace ${q(namespace)} registered after setupTelemetry(); its groups take effect from now on. Register span groups when your library is imported, before setup.`,
+});
+
+export const noGroupsRegistered = (spec: string): Diagnostic => ({
+  code: 'NEMO_LENS_NO_GROUPS_REGISTERED',
+  message: `nemo-lens: span-group spec ${q(spec)} selects nothing: no span groups are registered in this process. Import the libraries that register them before setup, or check NEMO_LENS_SPAN_GROUPS.`,
+});
+
+export const specPending = (spec: string, pending: readonly string[], a: Available): Diagnostic => ({
+  code: 'NEMO_LENS_SPEC_PENDING',
+  message: `nemo-lens: span-group spec ${q(spec)} names ${list(pending)}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). ${available(a)}`,
+});
+
+export const specResolvedEmpty = (spec: string, a: Available): Diagnostic => ({
+  code: 'NEMO_LENS_SPEC_RESOLVED_EMPTY',
+  message: `nemo-lens: span-group spec ${q(spec)} resolved to no groups (its presets are empty here), so no spans will be emitted. ${available(a)}`,
+});

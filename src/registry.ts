@@ -1,0 +1,94 @@
+/**
+ * The public registry and process-state API. Each call checks its arguments, runs the
+ * backend, brings the gates in line, then throws the coded error or emits the warnings.
+ */
+import { checkName, checkNames, checkOptionalBoolean, checkOptions, checkPresets } from './arguments';
+import type { Outcome } from './backends/types';
+import { errorFromDiagnostic } from './errors';
+import { syncGates } from './gate';
+import { shared } from './global';
+import { emitWarnings } from './warnings';
+
+export interface RegisterOptions {
+  /** Replace this namespace's registration wholesale, and accept shared group names silently. */
+  readonly allowOverride?: boolean;
+}
+
+/** Preset name → group names, as a plain object or a Map. */
+export type Presets = Readonly<Record<string, Iterable<string>>> | ReadonlyMap<string, Iterable<string>>;
+
+export interface Resolved {
+  readonly enabled: ReadonlySet<string>;
+  readonly pending: ReadonlySet<string>;
+}
+
+function apply(outcome: Outcome): void {
+  if (outcome.error) throw errorFromDiagnostic(outcome.error);
+  syncGates();
+  emitWarnings(outcome.warnings);
+}
+
+/** Resolution never throws: a non-string spec selects nothing, lone surrogates become U+FFFD. */
+function specText(spec: unknown): string {
+  return typeof spec === 'string' ? spec.toWellFormed() : '';
+}
+
+export const SpanRegistry = Object.freeze({
+  /** Register the span groups (and named presets of them) that `namespace` emits. */
+  register(namespace: string, groups: Iterable<string>, presets?: Presets, options?: RegisterOptions): void {
+    const ns = checkName(namespace, 'namespace');
+    const names = checkNames(groups, `the groups of namespace "${ns}"`);
+    const presetEntries = checkPresets(presets, ns);
+    const allowOverride = checkOptionalBoolean(checkOptions<RegisterOptions>(options, 'options').allowOverride, 'allowOverride');
+    apply(shared.core.register(ns, names, presetEntries, allowOverride));
+  },
+
+  /** Remove a namespace; a group shared with another namespace survives. */
+  unregister(namespace: string): void {
+    apply(shared.core.unregister(checkName(namespace, 'namespace')));
+  },
+
+  /** Remove every namespace (a retained spec re-resolves against the empty registry). */
+  clear(): void {
+    apply(shared.core.clear());
+  },
+
+  groups(): ReadonlySet<string> {
+    return new Set(shared.core.groups());
+  },
+
+  /** Registered namespaces, sorted. */
+  namespaces(): string[] {
+    return shared.core.namespaces();
+  },
+
+  /** Presets merged across namespaces; `all` is always present and equals `groups()`. */
+  presets(): ReadonlyMap<string, ReadonlySet<string>> {
+    return new Map(shared.core.presets().map(([name, members]) => [name, new Set(members)]));
+  },
+
+  /** What `spec` would enable here, and which of its tokens name nothing; never throws. */
+  resolve(spec: string): Resolved {
+    const { enabled, pending } = shared.core.resolve(specText(spec));
+    return { enabled: new Set(enabled), pending: new Set(pending) };
+  },
+});
+
+/** Retain `spec` and enable what it resolves to, now and after every registry change. */
+export function setSpanGroupSpec(spec: string): void {
+  apply(shared.core.setSpec(checkName(spec, 'the span-group spec')));
+}
+
+/** Enable exactly these names (as given, no normalisation) and drop the spec. */
+export function setEnabledSpanGroups(names: Iterable<string>): void {
+  apply(shared.core.pin(checkNames(names, 'the enabled span groups')));
+}
+
+export function enabledSpanGroups(): ReadonlySet<string> {
+  return new Set(shared.core.enabled());
+}
+
+/** Tokens of the retained spec that nothing here registers (yet). */
+export function pendingSpanGroups(): ReadonlySet<string> {
+  return new Set(shared.core.pending());
+}
