@@ -92,3 +92,8 @@ export function enabledSpanGroups(): ReadonlySet<string> {
 export function pendingSpanGroups(): ReadonlySet<string> {
   return new Set(shared.core.pending());
 }
+
+/** Set by an enabled `setupTelemetry` (registrations after it warn), cleared by teardown. */
+export function markSetupDone(done: boolean): void {
+  shared.core.setSetupDone(done);
+}
