@@ -1,0 +1,210 @@
+//! Diagnostic texts, byte for byte those of the TypeScript twin (`src/backends/js/messages.ts`),
+//! so the differential tests compare whole messages across backends. Names are quoted as
+//! given, without escaping.
+
+use crate::Diagnostic;
+
+fn q(name: &str) -> String {
+    format!("\"{name}\"")
+}
+
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "(none)".to_owned();
+    }
+    names
+        .iter()
+        .map(|name| q(name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What a spec report offers instead of the names it could not find.
+pub struct Available {
+    pub groups: Vec<String>,
+    pub presets: Vec<String>,
+    pub namespaces: Vec<String>,
+}
+
+fn available(a: &Available) -> String {
+    format!(
+        "Available groups: {}; presets: {}; namespaces: {}.",
+        list(&a.groups),
+        list(&a.presets),
+        list(&a.namespaces)
+    )
+}
+
+fn diagnostic(code: &'static str, message: String) -> Diagnostic {
+    Diagnostic { code, message }
+}
+
+pub fn invalid_namespace() -> Diagnostic {
+    diagnostic(
+        "ERR_NEMO_LENS_INVALID_NAMESPACE",
+        "nemo-lens: the namespace is empty. Register under your library's name, e.g. register(\"megatron\", [\"step\"]).".to_owned(),
+    )
+}
+
+pub fn empty_group_name(namespace: &str, raw: &str) -> Diagnostic {
+    diagnostic(
+        "ERR_NEMO_LENS_EMPTY_GROUP_NAME",
+        format!(
+            "nemo-lens: namespace {} lists group name {}, which is empty after trimming whitespace. Remove it or name the group.",
+            q(namespace),
+            q(raw)
+        ),
+    )
+}
+
+pub fn reserved_group_name(namespace: &str, raw: &str) -> Diagnostic {
+    diagnostic(
+        "ERR_NEMO_LENS_RESERVED_GROUP_NAME",
+        format!(
+            "nemo-lens: namespace {} lists group name {}, which normalises to \"all\", reserved for every registered group. Rename the group.",
+            q(namespace),
+            q(raw)
+        ),
+    )
+}
+
+pub fn reserved_preset_name(namespace: &str, raw: &str) -> Diagnostic {
+    diagnostic(
+        "ERR_NEMO_LENS_RESERVED_PRESET_NAME",
+        format!(
+            "nemo-lens: namespace {} defines preset {}, which normalises to \"all\", reserved for every registered group. Rename the preset.",
+            q(namespace),
+            q(raw)
+        ),
+    )
+}
+
+pub fn namespace_registered(namespace: &str) -> Diagnostic {
+    diagnostic(
+        "ERR_NEMO_LENS_NAMESPACE_REGISTERED",
+        format!(
+            "nemo-lens: namespace {} is already registered. Register it once, or pass {{ allowOverride: true }} to replace its groups and presets.",
+            q(namespace)
+        ),
+    )
+}
+
+pub fn namespace_not_registered(namespace: &str, namespaces: &[String]) -> Diagnostic {
+    diagnostic(
+        "ERR_NEMO_LENS_NAMESPACE_NOT_REGISTERED",
+        format!(
+            "nemo-lens: namespace {} is not registered (namespaces are case-sensitive). Registered namespaces: {}.",
+            q(namespace),
+            list(namespaces)
+        ),
+    )
+}
+
+pub fn group_shared(namespace: &str, other: &str, groups: &[String]) -> Diagnostic {
+    diagnostic(
+        "NEMO_LENS_GROUP_SHARED",
+        format!(
+            "nemo-lens: namespace {} registers {}, also registered by namespace {}; the group is shared: one gate turns on both libraries' spans. Pass {{ allowOverride: true }} if this is intended.",
+            q(namespace),
+            list(groups),
+            q(other)
+        ),
+    )
+}
+
+pub fn preset_member_unregistered(namespace: &str, preset: &str, members: &[String]) -> Diagnostic {
+    diagnostic(
+        "NEMO_LENS_PRESET_MEMBER_UNREGISTERED",
+        format!(
+            "nemo-lens: preset {} of namespace {} names {}, which no namespace has registered; kept and ignored until a namespace registers it (or a typo).",
+            q(preset),
+            q(namespace),
+            list(members)
+        ),
+    )
+}
+
+pub fn late_registration(namespace: &str) -> Diagnostic {
+    diagnostic(
+        "NEMO_LENS_LATE_REGISTRATION",
+        format!(
+            "nemo-lens: namespace {} registered after setupTelemetry(); its groups take effect from now on. Register span groups when your library is imported, before setup.",
+            q(namespace)
+        ),
+    )
+}
+
+pub fn no_groups_registered(spec: &str) -> Diagnostic {
+    diagnostic(
+        "NEMO_LENS_NO_GROUPS_REGISTERED",
+        format!(
+            "nemo-lens: span-group spec {} selects nothing: no span groups are registered in this process. Import the libraries that register them before setup, or check NEMO_LENS_SPAN_GROUPS.",
+            q(spec)
+        ),
+    )
+}
+
+pub fn spec_pending(spec: &str, pending: &[String], a: &Available) -> Diagnostic {
+    diagnostic(
+        "NEMO_LENS_SPEC_PENDING",
+        format!(
+            "nemo-lens: span-group spec {} names {}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). {}",
+            q(spec),
+            list(pending),
+            available(a)
+        ),
+    )
+}
+
+pub fn spec_resolved_empty(spec: &str, a: &Available) -> Diagnostic {
+    diagnostic(
+        "NEMO_LENS_SPEC_RESOLVED_EMPTY",
+        format!(
+            "nemo-lens: span-group spec {} resolved to no groups (its presets are empty here), so no spans will be emitted. {}",
+            q(spec),
+            available(a)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(values: &[&str]) -> Vec<String> {
+        values.iter().map(|v| (*v).to_owned()).collect()
+    }
+
+    #[test]
+    fn lists_quote_names_or_say_none() {
+        assert_eq!(list(&[]), "(none)");
+        assert_eq!(list(&names(&["a", ""])), "\"a\", \"\"");
+    }
+
+    #[test]
+    fn spec_pending_names_what_is_available() {
+        let a = Available {
+            groups: names(&["step"]),
+            presets: names(&["all", "per_step"]),
+            namespaces: vec![],
+        };
+        let d = spec_pending("Typo,step", &names(&["typo"]), &a);
+        assert_eq!(d.code, "NEMO_LENS_SPEC_PENDING");
+        assert_eq!(
+            d.message,
+            "nemo-lens: span-group spec \"Typo,step\" names \"typo\", which nothing in this process registers; \
+             pending until a library registers it (fine when another process of the job owns it; otherwise a typo). \
+             Available groups: \"step\"; presets: \"all\", \"per_step\"; namespaces: (none)."
+        );
+    }
+
+    #[test]
+    fn braces_survive_formatting() {
+        assert!(namespace_registered("mega")
+            .message
+            .contains("{ allowOverride: true }"));
+        assert!(group_shared("rl", "mega", &names(&["step"]))
+            .message
+            .contains("{ allowOverride: true }"));
+    }
+}
