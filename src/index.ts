@@ -21,6 +21,15 @@ export {
   type RegisterOptions,
   type Resolved,
 } from './registry';
+export {
+  SPAN_GROUP_ATTRIBUTE,
+  managedSpan,
+  spanCm,
+  traceFn,
+  type ManagedSpanOptions,
+  type TraceFnDecorator,
+} from './span';
+export { DEFAULT_REDACT_KEYS, REDACTED, redactValue, safeSetSpanAttributes } from './attributes';
 export { onWarning, type NemoLensWarning, type WarningListener } from './warnings';
 export type { BackendName } from './backends/select';
 
