@@ -272,3 +272,188 @@ impl Registry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(values: &[&str]) -> Vec<String> {
+        values.iter().map(|v| (*v).to_owned()).collect()
+    }
+
+    fn preset(name: &str, members: &[&str]) -> PresetEntry {
+        (name.to_owned(), names(members))
+    }
+
+    fn code(result: Result<Registered, Diagnostic>) -> &'static str {
+        result.err().map_or("ok", |d| d.code)
+    }
+
+    #[test]
+    fn an_override_keeps_the_namespace_position() {
+        let mut r = Registry::default();
+        r.register("b", &names(&["x"]), None, false).unwrap();
+        r.register("a", &names(&["y"]), Some(&[preset("p", &["y"])]), false)
+            .unwrap();
+        r.register("b", &names(&["z"]), Some(&[preset("q", &["z"])]), true)
+            .unwrap();
+        let presets: Vec<String> = r.presets().into_keys().collect();
+        // b's presets still come before a's: b kept its registration slot.
+        assert_eq!(presets, ["all", "q", "p"]);
+        // x lost its only owner and z arrived last.
+        assert_eq!(r.groups(), ["y", "z"]);
+    }
+
+    #[test]
+    fn unregister_then_register_moves_to_the_end() {
+        let mut r = Registry::default();
+        r.register("b", &names(&["x"]), Some(&[preset("p", &["x"])]), false)
+            .unwrap();
+        r.register("a", &names(&["y"]), Some(&[preset("q", &["y"])]), false)
+            .unwrap();
+        r.unregister("b").unwrap();
+        r.register("b", &names(&["x"]), Some(&[preset("p", &["x"])]), false)
+            .unwrap();
+        assert_eq!(
+            r.presets().into_keys().collect::<Vec<_>>(),
+            ["all", "q", "p"]
+        );
+        assert_eq!(r.groups(), ["y", "x"]);
+        assert_eq!(r.namespaces(), ["a", "b"]);
+    }
+
+    #[test]
+    fn a_later_duplicate_preset_wins_at_the_first_position() {
+        let mut r = Registry::default();
+        let presets = [
+            preset("Default", &["a"]),
+            preset("other", &["b"]),
+            preset(" default ", &["b", "B"]),
+        ];
+        let registered = r
+            .register("ns", &names(&["a", "b"]), Some(&presets), false)
+            .unwrap();
+        assert!(registered.warnings.is_empty());
+        let merged: Vec<(String, Vec<String>)> = r.presets().into_iter().collect();
+        assert_eq!(merged[1], ("default".to_owned(), names(&["b"])));
+        assert_eq!(merged[2], ("other".to_owned(), names(&["b"])));
+    }
+
+    #[test]
+    fn merged_members_follow_first_appearance() {
+        let mut r = Registry::default();
+        r.register(
+            "a",
+            &names(&["x", "y"]),
+            Some(&[preset("p", &["y", "x"])]),
+            false,
+        )
+        .unwrap();
+        r.register(
+            "b",
+            &names(&["z"]),
+            Some(&[preset("p", &["z", "x"])]),
+            false,
+        )
+        .unwrap();
+        assert_eq!(r.presets()["p"], ["y", "x", "z"]);
+    }
+
+    #[test]
+    fn validation_order_matches_the_twin() {
+        let mut r = Registry::default();
+        r.register("ns", &names(&["a"]), None, false).unwrap();
+        let before = (r.groups(), r.namespaces(), r.presets());
+        assert_eq!(
+            code(r.register("", &names(&[""]), None, false)),
+            "ERR_NEMO_LENS_INVALID_NAMESPACE"
+        );
+        // Groups are checked one by one, before presets, before the namespace collision.
+        assert_eq!(
+            code(r.register("ns", &names(&["ALL", " "]), None, false)),
+            "ERR_NEMO_LENS_RESERVED_GROUP_NAME"
+        );
+        assert_eq!(
+            code(r.register("ns", &names(&[" ", "all"]), None, false)),
+            "ERR_NEMO_LENS_EMPTY_GROUP_NAME"
+        );
+        let reserved = [preset(" All ", &[])];
+        assert_eq!(
+            code(r.register("ns", &names(&["b"]), Some(&reserved), false)),
+            "ERR_NEMO_LENS_RESERVED_PRESET_NAME"
+        );
+        assert_eq!(
+            code(r.register("ns", &names(&["b"]), None, false)),
+            "ERR_NEMO_LENS_NAMESPACE_REGISTERED"
+        );
+        assert_eq!((r.groups(), r.namespaces(), r.presets()), before);
+    }
+
+    #[test]
+    fn shared_groups_warn_once_per_other_namespace_in_registration_order() {
+        let mut r = Registry::default();
+        r.register("z", &names(&["a", "b"]), None, false).unwrap();
+        r.register("y", &names(&["b"]), None, false).unwrap();
+        let warned = r
+            .register("x", &names(&["b", "a", "c"]), None, false)
+            .unwrap();
+        let messages: Vec<&str> = warned.warnings.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 2);
+        assert!(messages[0].contains("registers \"b\", \"a\", also registered by namespace \"z\""));
+        assert!(messages[1].contains("registers \"b\", also registered by namespace \"y\""));
+        let silent = r.register("w", &names(&["a"]), None, true).unwrap();
+        assert!(silent.warnings.is_empty());
+    }
+
+    #[test]
+    fn unregistered_members_are_listed_sorted_per_preset_entry() {
+        let mut r = Registry::default();
+        r.register("mega", &names(&["step"]), None, false).unwrap();
+        let presets = [
+            preset("p", &["zeta", "Step", "alpha", "zeta"]),
+            preset("P", &["beta"]),
+        ];
+        let warned = r
+            .register("rl", &names(&[]), Some(&presets), false)
+            .unwrap();
+        assert_eq!(warned.warnings.len(), 2);
+        assert!(warned.warnings[0]
+            .message
+            .contains("names \"alpha\", \"zeta\", which"));
+        assert!(warned.warnings[1].message.contains("names \"beta\", which"));
+    }
+
+    #[test]
+    fn an_override_forgets_its_own_old_groups_when_checking_members() {
+        let mut r = Registry::default();
+        r.register("mega", &names(&["step", "layer"]), None, false)
+            .unwrap();
+        r.register("rl", &names(&["layer"]), None, false).unwrap();
+        let presets = [preset("default", &["step", "layer"])];
+        let warned = r
+            .register("mega", &names(&["job"]), Some(&presets), true)
+            .unwrap();
+        // step was mega's alone, so it goes; layer survives through rl.
+        assert_eq!(warned.warnings.len(), 1);
+        assert!(warned.warnings[0].message.contains("names \"step\", which"));
+        assert_eq!(r.presets()["default"], ["layer"]);
+    }
+
+    #[test]
+    fn resolve_prefers_presets_and_never_pends_all() {
+        let mut r = Registry::default();
+        r.register("mega", &names(&["default", "step"]), None, false)
+            .unwrap();
+        r.register(
+            "rl",
+            &names(&["rollout"]),
+            Some(&[preset("default", &["rollout"])]),
+            false,
+        )
+        .unwrap();
+        let resolved = r.resolve("default, ALL ,typo,typo,step");
+        assert_eq!(resolved.enabled, ["rollout", "default", "step"]);
+        assert_eq!(resolved.pending, ["typo"]);
+        assert_eq!(resolved.tokens, 5);
+    }
+}

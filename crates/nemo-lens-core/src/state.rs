@@ -288,3 +288,152 @@ impl State {
         id
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(values: &[&str]) -> Vec<String> {
+        values.iter().map(|v| (*v).to_owned()).collect()
+    }
+
+    fn codes(outcome: &Outcome) -> Vec<&'static str> {
+        outcome.warnings.iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn ids_are_dense_stable_and_survive_reset() {
+        let mut s = State::new();
+        s.register("mega", &names(&["Step", "layer"]), None, false);
+        s.pin(&names(&["Job", "step"]));
+        assert_eq!(s.names(0), ["step", "layer", "Job"]);
+        s.unregister("mega");
+        s.reset();
+        s.register("rl", &names(&["layer", "rollout"]), None, false);
+        assert_eq!(s.name_count(), 4);
+        assert_eq!(s.names(2), ["Job", "rollout"]);
+        assert!(s.names(9).is_empty());
+    }
+
+    #[test]
+    fn a_refused_registration_interns_nothing() {
+        let mut s = State::new();
+        let outcome = s.register("mega", &names(&["step", "all"]), None, false);
+        assert_eq!(
+            outcome.error.map(|d| d.code),
+            Some("ERR_NEMO_LENS_RESERVED_GROUP_NAME")
+        );
+        assert_eq!(s.name_count(), 0);
+    }
+
+    #[test]
+    fn pinned_names_are_used_as_given() {
+        let mut s = State::new();
+        s.pin(&names(&[" Step "]));
+        assert!(s.is_enabled(" Step "));
+        assert!(!s.is_enabled("step"));
+        assert_eq!(s.enabled(), [" Step "]);
+    }
+
+    #[test]
+    fn write_enabled_sets_bits_by_id_and_clears_the_rest() {
+        let mut s = State::new();
+        let groups: Vec<String> = (0..40).map(|i| format!("g{i}")).collect();
+        s.register("ns", &groups, None, false);
+        s.set_spec("g0,g31,g32,g39");
+        let mut bits = [u32::MAX; 3];
+        s.write_enabled(&mut bits).unwrap();
+        assert_eq!(bits, [1 | 1 << 31, 1 | 1 << 7, 0]);
+    }
+
+    #[test]
+    fn write_enabled_refuses_a_short_bitset() {
+        let mut s = State::new();
+        let groups: Vec<String> = (0..33).map(|i| format!("g{i}")).collect();
+        s.register("ns", &groups, None, false);
+        let mut bits = [7u32; 1];
+        assert_eq!(
+            s.write_enabled(&mut bits),
+            Err(BitsetTooShort { needed: 2, got: 1 })
+        );
+        assert_eq!(bits, [7]);
+        assert!(State::new().write_enabled(&mut []).is_ok());
+    }
+
+    #[test]
+    fn warnings_come_in_the_documented_order() {
+        let mut s = State::new();
+        s.register("mega", &names(&["step"]), None, false);
+        s.set_setup_done(true);
+        s.set_spec("step,typo");
+        let presets = [("p".to_owned(), names(&["nope"]))];
+        let outcome = s.register("rl", &names(&["step", "rollout"]), Some(&presets), false);
+        // The pending set did not change, so no spec report.
+        assert_eq!(
+            codes(&outcome),
+            [
+                "NEMO_LENS_GROUP_SHARED",
+                "NEMO_LENS_PRESET_MEMBER_UNREGISTERED",
+                "NEMO_LENS_LATE_REGISTRATION"
+            ]
+        );
+        let outcome = s.register("typo", &names(&["typo"]), None, false);
+        assert_eq!(codes(&outcome), ["NEMO_LENS_LATE_REGISTRATION"]);
+        let outcome = s.unregister("typo");
+        assert_eq!(codes(&outcome), ["NEMO_LENS_SPEC_PENDING"]);
+    }
+
+    #[test]
+    fn report_precedence_and_messages() {
+        let mut s = State::new();
+        let outcome = s.set_spec("Default");
+        assert_eq!(codes(&outcome), ["NEMO_LENS_NO_GROUPS_REGISTERED"]);
+        assert!(outcome.warnings[0]
+            .message
+            .contains("spec \"Default\" selects nothing"));
+        assert_eq!(s.pending(), ["default"]);
+
+        let presets = [("prod".to_owned(), names(&["step"]))];
+        s.register("rl", &names(&["rollout"]), Some(&presets), false);
+        assert_eq!(
+            s.set_spec("prod").warnings[0].code,
+            "NEMO_LENS_SPEC_RESOLVED_EMPTY"
+        );
+        let outcome = s.set_spec("prod, typo");
+        assert_eq!(codes(&outcome), ["NEMO_LENS_SPEC_PENDING"]);
+        assert!(outcome.warnings[0].message.ends_with(
+            "Available groups: \"rollout\"; presets: \"all\", \"prod\"; namespaces: \"rl\"."
+        ));
+    }
+
+    #[test]
+    fn an_empty_spec_is_not_retained() {
+        let mut s = State::new();
+        assert!(s.set_spec("").warnings.is_empty());
+        s.register("mega", &names(&["step"]), None, false);
+        assert!(s.enabled().is_empty());
+        s.set_spec(" , ");
+        let outcome = s.register("rl", &names(&["rollout"]), None, false);
+        assert!(outcome.warnings.is_empty());
+    }
+
+    #[test]
+    fn pin_drops_the_spec_and_reset_clears_everything() {
+        let mut s = State::new();
+        s.register("mega", &names(&["step"]), None, false);
+        s.set_spec("all,typo");
+        s.pin(&[]);
+        assert!(s.enabled().is_empty() && s.pending().is_empty());
+        s.register("rl", &names(&["rollout"]), None, false);
+        assert!(s.enabled().is_empty());
+
+        s.set_setup_done(true);
+        s.set_spec("all");
+        s.reset();
+        assert!(s.groups().is_empty() && s.enabled().is_empty());
+        assert!(s
+            .register("late", &names(&["x"]), None, false)
+            .warnings
+            .is_empty());
+    }
+}
