@@ -86,7 +86,8 @@ function runInSpan<T>(span: Span, fn: (span: Span) => T): T {
     endQuietly(span);
     return result;
   }
-  return result.then(
+  // Promise.resolve adopts any thenable, including one whose `then` returns nothing.
+  return Promise.resolve(result).then(
     (value) => {
       endQuietly(span);
       return value;

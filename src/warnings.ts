@@ -4,6 +4,7 @@
  * `onWarning` listener of this realm. Delivery never throws into the caller.
  */
 import type { Diagnostic } from './backends/types';
+import { NemoLensTypeError, describe } from './errors';
 import { shared } from './global';
 
 export interface NemoLensWarning {
@@ -16,7 +17,7 @@ export type WarningListener = (warning: NemoLensWarning) => void;
 /** Subscribe to every nemo-lens warning of this realm; returns the unsubscribe function. */
 export function onWarning(listener: WarningListener): () => void {
   if (typeof listener !== 'function') {
-    throw new TypeError('nemo-lens: onWarning(listener) needs a function');
+    throw new NemoLensTypeError(`nemo-lens: onWarning(listener) needs a function, got ${describe(listener)}.`);
   }
   const entry = { listener };
   shared.listeners.add(entry);
