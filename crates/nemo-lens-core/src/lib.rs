@@ -2,6 +2,8 @@
 //! with no Node-API in it. The napi-rs binding (`src/binding/lib.rs` at the workspace root)
 //! wraps [`State`]; the TypeScript twin in `src/backends/js/` mirrors it name for name.
 
+#![forbid(unsafe_code)]
+
 pub mod messages;
 pub mod normalize;
 pub mod registry;

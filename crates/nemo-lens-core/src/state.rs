@@ -29,11 +29,8 @@ impl fmt::Display for BitsetTooShort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "nemo-lens: the enabled bitset has {} words but {} names need {}; grow it to at least {} words.",
-            self.got,
-            self.needed * 32,
-            self.needed,
-            self.needed
+            "nemo-lens: the enabled bitset needs at least {} words (ceil(nameCount / 32)), got {}.",
+            self.needed, self.got
         )
     }
 }
