@@ -44,7 +44,7 @@ export interface CoreState {
   groups(): string[];
   /** Registered namespaces, sorted by code point. */
   namespaces(): string[];
-  /** Merged presets: `all` first, then others in order of first appearance; members in group order. */
+  /** Merged presets: `all` first (in group order), then others in order of first appearance, members likewise, kept only while registered. */
   presets(): Array<[string, string[]]>;
   /** Resolve a spec against the registry without changing any state. */
   resolve(spec: string): Resolution;
