@@ -31,6 +31,22 @@ export {
 } from './span';
 export { DEFAULT_REDACT_KEYS, REDACTED, redactValue, safeSetSpanAttributes } from './attributes';
 export { onWarning, type NemoLensWarning, type WarningListener } from './warnings';
+export {
+  NemoLensConfig,
+  type ExporterName,
+  type FromEnvOptions,
+  type NemoLensConfigOptions,
+} from './telemetry/config';
+export { setupTelemetry, type TelemetryHandle, type TelemetryOptions } from './telemetry/setup';
+export {
+  contextFromEnv,
+  envWithTraceContext,
+  extractContext,
+  injectContext,
+  type CarrierFormat,
+  type ExtractOptions,
+  type InjectOptions,
+} from './telemetry/propagation';
 export type { BackendName } from './backends/select';
 
 /** Which core this realm runs: the Rust core (`native`) or the TypeScript twin (`js`). */
