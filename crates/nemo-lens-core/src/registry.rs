@@ -202,20 +202,24 @@ impl Registry {
         }
     }
 
-    /// One warning per other namespace, in registration order, naming the groups it shares.
+    /// One warning per other namespace, in registration order, naming the groups it shares
+    /// (found through `owners`, so the cost follows the new groups, not the registry size).
     fn shared_group_warnings(&self, namespace: &str, groups: &[String]) -> Vec<Diagnostic> {
-        let mut warnings = Vec::new();
-        for (other, registration) in &self.by_namespace {
-            if other == namespace {
-                continue;
+        let mut shared_with: IndexMap<&str, Vec<String>> = IndexMap::new();
+        for group in groups {
+            for owner in self.owners.get(group).into_iter().flatten() {
+                if owner != namespace {
+                    shared_with.entry(owner).or_default().push(group.clone());
+                }
             }
-            let shared: Vec<String> = groups
-                .iter()
-                .filter(|g| registration.groups.contains(g))
-                .cloned()
-                .collect();
-            if !shared.is_empty() {
-                warnings.push(messages::group_shared(namespace, other, &shared));
+        }
+        let mut warnings = Vec::new();
+        if shared_with.is_empty() {
+            return warnings;
+        }
+        for other in self.by_namespace.keys() {
+            if let Some(shared) = shared_with.get(other.as_str()) {
+                warnings.push(messages::group_shared(namespace, other, shared));
             }
         }
         warnings
@@ -230,8 +234,9 @@ impl Registry {
         groups: &[String],
         preset_entries: &[PresetEntry],
     ) -> Vec<Diagnostic> {
+        let own: IndexSet<&str> = groups.iter().map(String::as_str).collect();
         let known = |member: &String| {
-            groups.contains(member)
+            own.contains(member.as_str())
                 || self
                     .owners
                     .get(member)

@@ -134,13 +134,22 @@ export class Registry {
     return { enabled: [...enabled], pending: [...pending], tokens: tokens.length };
   }
 
+  /** One warning per other namespace, in registration order, naming the groups it shares (found through `owners`). */
   private sharedGroupWarnings(namespace: string, groups: readonly string[]): Diagnostic[] {
+    const sharedWith = new Map<string, string[]>();
+    for (const group of groups) {
+      for (const owner of this.owners.get(group) ?? []) {
+        if (owner === namespace) continue;
+        const shared = sharedWith.get(owner);
+        if (shared === undefined) sharedWith.set(owner, [group]);
+        else shared.push(group);
+      }
+    }
     const warnings: Diagnostic[] = [];
-    for (const [other, registration] of this.byNamespace) {
-      if (other === namespace) continue;
-      const theirs = new Set(registration.groups);
-      const shared = groups.filter((group) => theirs.has(group));
-      if (shared.length > 0) warnings.push(messages.groupShared(namespace, other, shared));
+    if (sharedWith.size === 0) return warnings;
+    for (const other of this.byNamespace.keys()) {
+      const shared = sharedWith.get(other);
+      if (shared !== undefined) warnings.push(messages.groupShared(namespace, other, shared));
     }
     return warnings;
   }
