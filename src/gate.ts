@@ -2,14 +2,20 @@
  * The hot path: is a span group enabled? Answered entirely in JavaScript.
  *
  * A call into a napi function costs 15-110 ns on Node 20; reading a field of a JS object
- * costs under 1 ns and, at a call site V8 has inlined, constant-folds to a map check. So
- * resolution happens in the core (Rust or the twin), which writes the enabled set as a
- * bitset into a JS-owned Uint32Array; `syncGates` diffs that bitset against the previous one
- * and updates two JS structures that instrumentation sites read:
- *   - `table`: own key `name` is `true` iff enabled (never deleted, only set to false, so the
- *     object keeps its shape); `isSpanGroupEnabled` and string groups read it;
- *   - gate handles (`spanGroup(name)`): a plain `enabled` field, the cheapest check there is.
- * Measured numbers are in bench/ and README ("Performance").
+ * costs under 1 ns. So resolution happens in the core (Rust or the twin), which writes the
+ * enabled set as a bitset into a JS-owned Uint32Array; `syncGates` diffs that bitset against
+ * the previous one and updates two JS structures that instrumentation sites read:
+ *   - gate handles (`spanGroup(name)`): a plain `enabled` field on objects of one class, so
+ *     every site stays monomorphic: +0.0-0.5 ns a check, whatever the number of groups;
+ *   - `table`: own key `name` is `true` iff enabled (keys are only set to false, never
+ *     deleted); string groups and `isSpanGroupEnabled(name)` read it. Where V8 sees one name
+ *     at a site (inlined, constant key) the load folds to a map check: +0.0 ns, against
+ *     +4-6 ns for `Set.has`. Where one function sees many names the keyed load goes
+ *     megamorphic and costs +5-8 ns, like any hash lookup (Set.has, Map.get). Hence: use a
+ *     handle at the hottest sites.
+ * The table's prototype is an empty null-prototype object, so inherited keys (`constructor`,
+ * `__proto__`, `toString`) are never mistaken for enabled groups.
+ * Measured with mitata on Node 20 (2-core x86_64); bench/ reproduces the numbers.
  */
 import { NemoLensTypeError, describe } from './errors';
 import { shared } from './global';
