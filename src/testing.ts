@@ -40,9 +40,19 @@ export interface TestTelemetry {
   spans(): ReadableSpan[];
 }
 
-/** An enabled setup (replacing any active one) whose spans land in memory as they end. */
+/** The SDK's in-memory exporter forgets its spans at shutdown; tests usually assert after it. */
+class KeepingInMemorySpanExporter extends InMemorySpanExporter {
+  override shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * An enabled setup (replacing any active one) whose spans land in memory as they end; they
+ * stay readable after `handle.shutdown()`. `TRACEPARENT` in the environment is ignored.
+ */
 export function setupTestTelemetry(options: TestTelemetryOptions = {}): TestTelemetry {
-  const exporter = new InMemorySpanExporter();
+  const exporter = new KeepingInMemorySpanExporter();
   const handle = installTelemetry(
     { ...options.config, enabled: true, spanGroups: options.spanGroups ?? 'all' },
     { spanExporter: exporter, allowReinit: true, continueTraceFromEnv: false, resourceAttributes: options.resourceAttributes },

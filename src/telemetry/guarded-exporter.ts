@@ -55,9 +55,20 @@ export class GuardedExporter implements SpanExporter {
     }
   }
 
-  /** Fail every export still waiting for the inner exporter (see the module comment). */
+  /**
+   * Fail every export still waiting for the inner exporter (see the module comment). The
+   * caller reports this itself (a shutdown timeout), so it does not count as a failure run.
+   */
   abandon(reason: string): void {
-    for (const answer of [...this.pending]) answer({ code: ExportResultCode.FAILED, error: new Error(reason) });
+    const waiting = [...this.pending];
+    const wasFailing = this.failing;
+    this.failing = true;
+    for (const answer of waiting) answer({ code: ExportResultCode.FAILED, error: new Error(reason) });
+    this.failing = wasFailing;
+  }
+
+  get description(): string {
+    return this.target.description;
   }
 
   async forceFlush(): Promise<void> {

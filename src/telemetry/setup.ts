@@ -298,7 +298,8 @@ async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: numb
       exporter?.abandon(`nemo-lens shutdown gave up after ${timeoutMs} ms`);
       emitWarning(
         'NEMO_LENS_SHUTDOWN_TIMEOUT',
-        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (the exporter did not answer); spans not yet exported are dropped. ` +
+        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the exporter'} did not answer); ` +
+          'spans not yet exported are dropped. ' +
           'Check the collector, or pass a longer timeout to shutdown(timeoutMs).',
       );
     }
