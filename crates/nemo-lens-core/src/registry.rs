@@ -266,14 +266,18 @@ impl Registry {
         let Some(registration) = self.by_namespace.get(namespace) else {
             return;
         };
+        let mut orphaned = false;
         for group in &registration.groups {
             if let Some(owners) = self.owners.get_mut(group) {
                 owners.shift_remove(namespace);
-                if owners.is_empty() {
-                    // shift_remove keeps the other groups in first-registration order.
-                    self.owners.shift_remove(group);
-                }
+                orphaned |= owners.is_empty();
             }
+        }
+        // One pass that keeps the other groups in first-registration order. Removing each
+        // orphan with `shift_remove` would shift the map once per group: quadratic, 35 s to
+        // unregister a namespace of 100k groups (the twin's Map.delete takes 0.1 s).
+        if orphaned {
+            self.owners.retain(|_, owners| !owners.is_empty());
         }
     }
 }
@@ -442,6 +446,24 @@ mod tests {
         assert_eq!(warned.warnings.len(), 1);
         assert!(warned.warnings[0].message.contains("names \"step\", which"));
         assert_eq!(r.presets()["default"], ["layer"]);
+    }
+
+    #[test]
+    fn unregistering_many_groups_keeps_the_survivors_in_order_and_is_linear() {
+        let mut r = Registry::default();
+        let many: Vec<String> = (0..100_000).map(|i| format!("g{i}")).collect();
+        r.register("big", &many, None, false).unwrap();
+        r.register("small", &names(&["g5", "x", "g99999"]), None, true)
+            .unwrap();
+        let started = std::time::Instant::now();
+        r.unregister("big").unwrap();
+        assert_eq!(r.groups(), ["g5", "g99999", "x"]);
+        r.register("big", &many, None, false).unwrap();
+        r.register("big", &many[1..], None, true).unwrap();
+        assert_eq!(r.groups().len(), 100_000 - 1 + 1);
+        assert_eq!(r.groups()[..3], ["g5", "g99999", "x"]);
+        // Quadratic removal took minutes here in a debug build; linear takes milliseconds.
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 
     #[test]
