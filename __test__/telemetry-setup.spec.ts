@@ -358,7 +358,7 @@ test.serial('the run id falls back to SLURM_JOB_ID, then to a random UUID; OTEL_
   });
 });
 
-test('span and trace ids: lowercase hex of the right length, unique, never all zero', (t) => {
+test.serial('span and trace ids: lowercase hex of the right length, unique, never all zero', (t) => {
   const ids = new CryptoIdGenerator();
   const traces = new Set<string>();
   const spans = new Set<string>();

@@ -68,6 +68,9 @@ export interface TelemetryHandle {
    * End open spans (marked truncated), flush and stop exporting. Idempotent (every call
    * returns the first call's promise), never rejects, and resolves within `timeoutMs`
    * (default 5000; `Infinity` waits for the exporter) even when the collector hangs.
+   * After a timeout the OTLP exporter's own request and retries may keep the event loop
+   * alive until its timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, 10 s by default) expires; call
+   * `process.exit()` after shutdown if the process must end at once.
    */
   shutdown(timeoutMs?: number): Promise<void>;
 }
