@@ -88,12 +88,14 @@ function checkFormat(value: unknown): CarrierFormat {
  * removed when there is no valid span to propagate, so a copied environment never passes a
  * stale `TRACEPARENT` on.
  */
-export function injectContext<C extends object = Record<string, string>>(carrier?: C, options: InjectOptions = {}): C {
+export function injectContext(carrier?: undefined, options?: InjectOptions): Record<string, string>;
+export function injectContext<C extends object>(carrier: C, options?: InjectOptions): C & Record<string, string | undefined>;
+export function injectContext(carrier?: object, options: InjectOptions = {}): Record<string, unknown> {
   const target = checkCarrier(carrier ?? {}, 'injectContext(carrier)');
-  const format = checkFormat(options.format);
+  const format = checkFormat(options?.format);
   for (const field of FIELDS) delete target[keyFor(field, format)];
-  propagator.inject(options.context ?? contextApi.active(), target, setterFor(format));
-  return target as C;
+  propagator.inject(options?.context ?? contextApi.active(), target, setterFor(format));
+  return target;
 }
 
 /** The context `carrier` continues (either key case), on top of `options.context` (default: active). */
