@@ -1,7 +1,8 @@
 /**
  * The Rust core through its napi-rs binding. napi-rs generates `native/binding.cjs`, which
  * tries `NAPI_RS_NATIVE_LIBRARY_PATH`, the local `nemo-lens.<platform>.node`, then the
- * `nemo-lens-<platform>` package; this wrapper only adds "keep the reason when none loads".
+ * `nemo-lens-<platform>` package; this wrapper only adds "keep the reason when none loads",
+ * as one line that names every place tried (the generated message blames an npm bug instead).
  */
 import * as path from 'node:path';
 import type { CoreState } from './types';
@@ -21,6 +22,21 @@ export function loadNative(): NativeLoad {
     }
     return { ok: true, create: () => new binding.NativeState() };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    return { ok: false, error: loadFailure(error) };
   }
+}
+
+/**
+ * The generated loader throws "Cannot find native binding" with one error per attempt chained
+ * in `cause`, the last attempt first. Name them in the order tried, first line of each (a
+ * require error adds its require stack on the following lines); the original stays the cause.
+ */
+function loadFailure(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  if (!error.message.startsWith('Cannot find native binding')) return error;
+  const attempts: string[] = [];
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) {
+    attempts.unshift(cause.message.split('\n', 1)[0]!);
+  }
+  return new Error(`no native binary for ${process.platform}-${process.arch} loaded (${attempts.join('; ')})`, { cause: error });
 }
