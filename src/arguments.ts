@@ -2,6 +2,8 @@
  * Argument checks shared by the facade. Backends only ever see well-formed strings and
  * arrays: wrong types fail here with a coded TypeError, before any state changes.
  */
+import { isMap, isStringObject } from 'node:util/types';
+
 import { NemoLensTypeError, describe } from './errors';
 
 /** A name: a string with no lone surrogates (both backends must see the same characters). */
@@ -17,7 +19,7 @@ export function checkName(value: unknown, what: string): string {
 
 /** An iterable of names; a string is refused (the reference would split it into characters). */
 export function checkNames(value: unknown, what: string): string[] {
-  if (typeof value === 'string') {
+  if (typeof value === 'string' || isStringObject(value)) {
     throw new NemoLensTypeError(
       `nemo-lens: ${what} must be an array (or iterable) of names, got the string ${describe(value)}; wrap it: [${describe(value)}].`,
     );
@@ -34,9 +36,12 @@ export function checkNames(value: unknown, what: string): string[] {
 export function checkPresets(value: unknown, namespace: string): Array<[string, string[]]> | null {
   if (value == null) return null;
   let entries: Iterable<[unknown, unknown]>;
-  if (value instanceof Map) entries = value;
-  else if (typeof value === 'object' && !Array.isArray(value)) entries = Object.entries(value);
-  else {
+  // isMap, not instanceof: a Map made in another realm (a vm context) is still a Map. Other
+  // iterables (Set, arrays, generators) are refused: Object.entries would drop them silently.
+  if (isMap(value)) entries = value as Map<unknown, unknown>;
+  else if (typeof value === 'object' && typeof (value as Partial<Iterable<unknown>>)[Symbol.iterator] !== 'function') {
+    entries = Object.entries(value);
+  } else {
     throw new NemoLensTypeError(
       `nemo-lens: presets of namespace "${namespace}" must be an object or a Map of preset name to group names, got ${describe(value)}.`,
     );
