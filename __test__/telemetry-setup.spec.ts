@@ -402,3 +402,16 @@ test.serial('nemo-lens/testing: setupTestTelemetry records spans as they end; re
   t.deepEqual(SpanRegistry.namespaces(), []);
   t.deepEqual(spans().map((span) => span.name), ['visible-at-once'], 'still readable after shutdown');
 });
+
+test.serial('shutdown with a huge or infinite bound waits for the exporter (no instant timer overflow)', async (t) => {
+  for (const bound of [Infinity, 1e12]) {
+    const exporter = new RecordingExporter();
+    const handle = setupTelemetry(enabled(), { spanExporter: exporter });
+    managedSpan('job', 'kept', () => undefined);
+    const warnings = captureWarnings();
+    await handle.shutdown(bound);
+    warnings.stop();
+    t.is(warnings.length, 0);
+    t.deepEqual(exporter.spans.map((span) => span.name), ['kept']);
+  }
+});

@@ -38,6 +38,7 @@ export {
   type NemoLensConfigOptions,
 } from './telemetry/config';
 export { setupTelemetry, type TelemetryHandle, type TelemetryOptions } from './telemetry/setup';
+export type { ResourceAttributesInput } from './telemetry/resource';
 export {
   contextFromEnv,
   envWithTraceContext,
