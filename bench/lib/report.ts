@@ -1,0 +1,281 @@
+/**
+ * Rendering a results file: the terminal table, the Markdown for the README's performance
+ * section (between `<!-- performance:start -->` and `<!-- performance:end -->`), and the SVG
+ * chart of register + resolve cost against registry size.
+ */
+import type { Backend, Mode } from '../cases/types';
+import { EXPLANATIONS, METHOD } from './explanations';
+import type { Results, TimedEntry } from './results';
+import { fmt, fmtDelta, fmtRatio } from './stats';
+import { logLogChart, type Series } from './svg';
+import { baselineNs, delta, peer, resolution } from './targets';
+
+export const LABELS: Readonly<Record<string, string>> = {
+  'baseline/bare': 'baseline: `work()` called directly',
+  'baseline/field': 'boolean field `FLAGS.step`',
+  'ours/is-hit': "`isSpanGroupEnabled('step')`, enabled",
+  'ours/is-miss': "`isSpanGroupEnabled('step')`, disabled",
+  'ours/handle': 'handle `STEP.enabled`',
+  'ours/managed-string': "`managedSpan('step', …)`",
+  'ours/managed-handle': '`managedSpan(STEP, …)`',
+  'ours/managed-options': "`managedSpan('step', name, options, fn)`",
+  'ours/managed-module': "`nemo.managedSpan('step', …)` via the module object",
+  'ours/tracefn': "`traceFn('step', …)` wrapper",
+  'ours/tracefn-handle': '`traceFn(STEP, …)` wrapper',
+  'peers/set-has': "peer: `enabled.has('step')` (Set)",
+  'peers/set-wrapper': 'peer: naive Set.has wrapper',
+  'peers/debug': 'peer: disabled `debug` logger',
+  'peers/otel-api': 'peer: OTel API, no SDK, `startActiveSpan`',
+  'peers/otel-sdk-off': 'peer: OTel SDK, AlwaysOff, `startActiveSpan`',
+  'peers/dc-has-subscribers': 'peer: `diagnostics_channel` `hasSubscribers`',
+  'enabled/managed-tracer': "`managedSpan('step', name, { tracer }, fn)`",
+  'enabled/managed-global': "`managedSpan('step', name, fn)` (global tracer)",
+  'enabled/raw': '`tracer.startActiveSpan(name, fn)`',
+  'enabled/raw-attribute': '`tracer.startActiveSpan(name, { attributes }, fn)`',
+};
+
+const MODE_TITLES: Readonly<Record<Mode, string>> = {
+  mono: 'Monomorphic: only `step` ever reaches the library functions (inlining on)',
+  mega: 'Megamorphic: the same library functions first saw 8 other names and handles (many sites, one library)',
+  noinline: 'Inlining off: `node --no-turbo-inlining` (every call stays a call)',
+};
+
+const PEER_COLUMNS: ReadonlyArray<[string, string]> = [
+  ['set-wrapper', 'Set.has wrapper'],
+  ['debug', 'debug'],
+  ['otel-api', 'OTel API'],
+  ['otel-sdk-off', 'SDK AlwaysOff'],
+  ['dc-has-subscribers', 'dc'],
+];
+
+function label(entry: { module: string; case: string }): string {
+  return LABELS[`${entry.module}/${entry.case}`] ?? `${entry.module}/${entry.case}`;
+}
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align?: readonly ('l' | 'r')[]): string {
+  const sep = header.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'l' ? '---' : '---:'));
+  return [header, sep, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+}
+
+function microRows(results: Results, mode: Mode): string[][] {
+  const base = baselineNs(results, mode);
+  const entries = results.micro.filter((e) => e.mode === mode);
+  const order = (e: TimedEntry): number => (e.module === 'baseline' ? 0 : e.module === 'ours' ? 1 : 2);
+  return [...entries]
+    .sort((a, b) => order(a) - order(b))
+    .map((entry) => {
+      const d = delta(results, entry);
+      const peers = PEER_COLUMNS.map(([name]) => {
+        const other = peer(results, name, mode);
+        if (other === undefined || entry.module === 'peers') return '';
+        return fmtRatio(other.ns / entry.ns);
+      });
+      const spread = entry.rounds.length > 1 ? ` (${fmt(entry.spread[0])}–${fmt(entry.spread[1])})` : '';
+      return [
+        label(entry),
+        entry.backend ?? '',
+        `${fmt(entry.ns)}${spread}`,
+        entry.case === 'bare' && entry.module === 'baseline' ? '' : `${fmtDelta(d ?? NaN)}`,
+        base === undefined ? '' : fmtRatio(entry.ns / base),
+        ...peers,
+      ];
+    });
+}
+
+function microTable(results: Results, mode: Mode): string {
+  return table(
+    ['site', 'backend', 'ns/op', 'Δ ns', '× baseline', ...PEER_COLUMNS.map(([, name]) => `vs ${name}`)],
+    microRows(results, mode),
+    ['l', 'l'],
+  );
+}
+
+function enabledTable(results: Results): string {
+  const raw = results.enabled.find((e) => e.case === 'raw');
+  return table(
+    ['enabled span (BatchSpanProcessor, no-op exporter)', 'backend', 'ns/span', '× raw'],
+    results.enabled.map((e) => [label(e), e.backend ?? '', fmt(e.ns), raw ? fmtRatio(e.ns / raw.ns) : '']),
+    ['l', 'l'],
+  );
+}
+
+function scaleTable(results: Results): string {
+  const sizes = [...new Set(results.scale.map((e) => e.size))].sort((a, b) => a - b);
+  const ms = (layer: 'api' | 'core', backend: Backend, size: number): number | undefined =>
+    results.scale.find((e) => e.layer === layer && e.backend === backend && e.size === size)?.ms;
+  const cell = (value: number | undefined): string => (value === undefined ? '–' : fmt(value));
+  const speedup = (layer: 'api' | 'core', size: number): string => {
+    const n = ms(layer, 'native', size);
+    const j = ms(layer, 'js', size);
+    return n === undefined || j === undefined ? '–' : fmtRatio(j / n);
+  };
+  return table(
+    ['groups', 'namespaces', 'API native ms', 'API twin ms', 'twin ÷ native', 'core native ms', 'core twin ms', 'twin ÷ native'],
+    sizes.map((size) => [
+      size.toLocaleString('en-US'),
+      String(results.scale.find((e) => e.size === size)?.namespaces ?? ''),
+      cell(ms('api', 'native', size)),
+      cell(ms('api', 'js', size)),
+      speedup('api', size),
+      cell(ms('core', 'native', size)),
+      cell(ms('core', 'js', size)),
+      speedup('core', size),
+    ]),
+  );
+}
+
+function startupTable(results: Results): string {
+  const api = results.startup.find((e) => e.name === 'otel-api');
+  return table(
+    ['require()', 'import ms (median)', 'IQR', 'whole process ms', '× @opentelemetry/api'],
+    results.startup.map((e) => [
+      e.label,
+      e.name === 'node' ? '–' : fmt(e.importMs),
+      e.name === 'node' ? '–' : `${fmt(e.importP25Ms)}–${fmt(e.importP75Ms)}`,
+      fmt(e.wallMs),
+      api && e.name !== 'node' ? fmtRatio(e.importMs / api.importMs) : '',
+    ]),
+  );
+}
+
+function memoryTable(results: Results): string {
+  return table(
+    ['site', 'backend', 'calls', 'bytes/call', 'GCs during the loop'],
+    results.memory.map((e) => [label(e), e.backend ?? '', e.calls.toExponential(0), e.bytesPerCall.toFixed(4), String(e.gcs)]),
+    ['l', 'l'],
+  );
+}
+
+function targetsTable(results: Results): string {
+  const mark = (verdict: string): string => (verdict === 'met' ? '✅ met' : verdict === 'missed' ? '❌ missed' : '– not measured');
+  return table(
+    ['target', 'scope', 'measured', 'verdict'],
+    results.targets.map((t) => [t.target, t.scope, `${t.measured}${t.note ? ` (${t.note})` : ''}`, mark(t.verdict)]),
+    ['l', 'l', 'l', 'l'],
+  );
+}
+
+export function renderChart(results: Results): string {
+  const series: Series[] = [];
+  const colors: Record<Backend, string> = { native: '#d9480f', js: '#1971c2' };
+  for (const layer of ['api', 'core'] as const) {
+    for (const backend of ['native', 'js'] as const) {
+      const points = results.scale
+        .filter((e) => e.layer === layer && e.backend === backend)
+        .sort((a, b) => a.size - b.size)
+        .map((e) => ({ x: e.size, y: e.ms }));
+      if (points.length === 0) continue;
+      series.push({
+        label: `${backend === 'native' ? 'native (Rust)' : 'twin (TypeScript)'}, ${layer === 'api' ? 'public API' : 'CoreState only'}`,
+        color: colors[backend],
+        dashed: layer === 'core',
+        points,
+      });
+    }
+  }
+  const { machine } = results;
+  return logLogChart(series, {
+    title: 'register + resolve: cost against registry size',
+    subtitle: `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date.slice(0, 10)}${results.quick ? ' (quick run)' : ''}`,
+    xLabel: 'groups registered (namespaces = groups / 100, 1 to 1,000), log scale',
+    yLabel: 'milliseconds per register + resolve, log scale',
+    formatX: (x) => (x >= 1000 ? `${x / 1000}k` : String(x)),
+    formatY: (y) => (y >= 1 ? `${y} ms` : `${y * 1000} µs`),
+  });
+}
+
+export function renderMarkdown(results: Results, svgPath: string): string {
+  const { machine } = results;
+  const res = resolution(results);
+  const missed = new Set(results.targets.filter((t) => t.verdict === 'missed').map((t) => t.id));
+  const out: string[] = [];
+  out.push('## Performance');
+  out.push('');
+  out.push(
+    'What a disabled site costs, next to what you would use instead, measured by `npm run bench` (mitata, ' +
+      'every configuration in its own `node` process, results in [`bench/results/latest.json`](bench/results/latest.json)).',
+  );
+  out.push('');
+  out.push('```');
+  out.push('npm run bench                 # full run, 3 rounds (~10 minutes): bench/results/latest.json, scale.svg, latest.md');
+  out.push('npm run bench -- --quick      # one short round in under 2 minutes: bench/results/quick.tmp.*');
+  out.push('npm run bench -- --readme     # also rewrite this section from the results');
+  out.push("npm run bench -- --only 'micro:ours/managed'   # a subset (regular expression over configuration ids)");
+  out.push('```');
+  out.push('');
+  out.push(
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}; Node ${machine.node} (V8 ${machine.v8}); ` +
+      `${machine.date.slice(0, 16).replace('T', ' ')} UTC; load average ${machine.loadAverage.start}→${machine.loadAverage.end ?? '?'} ` +
+      `(a shared, noisy machine); commit ${machine.commit}${machine.srcDirty ? ' with uncommitted src/ changes' : ''}` +
+      `${results.quick ? '; **quick run**' : `; ${results.settings['rounds']} rounds`}; took ${Math.round(results.durationS)} s.`,
+  );
+  out.push('');
+  out.push(METHOD.replace('{resolution}', res.toFixed(2)));
+  out.push('');
+  out.push('### Targets');
+  out.push('');
+  out.push(targetsTable(results));
+  out.push('');
+  const explained = Object.entries(EXPLANATIONS).filter(([id]) => missed.has(id));
+  if (explained.length > 0) {
+    out.push('### Why the misses, and what would close them');
+    out.push('');
+    for (const [, text] of explained) {
+      out.push(text.trim());
+      out.push('');
+    }
+  }
+  for (const mode of ['mono', 'mega', 'noinline'] as const) {
+    if (!results.micro.some((e) => e.mode === mode)) continue;
+    out.push(`### ${MODE_TITLES[mode]}`);
+    out.push('');
+    out.push(microTable(results, mode));
+    out.push('');
+  }
+  if (results.enabled.length > 0) {
+    out.push('### Enabled spans');
+    out.push('');
+    out.push(enabledTable(results));
+    out.push('');
+  }
+  if (results.scale.length > 0) {
+    out.push('### Register + resolve against registry size');
+    out.push('');
+    out.push(`![register + resolve cost against registry size, both backends](${svgPath})`);
+    out.push('');
+    out.push(scaleTable(results));
+    out.push('');
+  }
+  if (results.startup.length > 0) {
+    out.push('### Start-up');
+    out.push('');
+    out.push(startupTable(results));
+    out.push('');
+  }
+  if (results.memory.length > 0) {
+    out.push('### Memory');
+    out.push('');
+    out.push(memoryTable(results));
+    out.push('');
+  }
+  if (results.failures.length > 0) {
+    out.push(`**${results.failures.length} configuration(s) failed**: ${results.failures.map((f) => f.id).join(', ')}.`);
+    out.push('');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** The same content for a terminal: Markdown tables read fine there too. */
+export function renderTerminal(results: Results): string {
+  return renderMarkdown(results, 'bench/results/scale.svg');
+}
+
+const START = '<!-- performance:start -->';
+const END = '<!-- performance:end -->';
+
+export function spliceReadme(readme: string, section: string): string {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start === -1 || end === -1 || end < start) throw new Error(`README.md has no ${START} … ${END} block`);
+  return `${readme.slice(0, start + START.length)}\n${section}${readme.slice(end)}`;
+}

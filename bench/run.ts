@@ -1,0 +1,399 @@
+/**
+ * `npm run bench` — the whole benchmark, one configuration per fresh child process.
+ *
+ *   npm run bench                   full run (3 rounds), writes bench/results/latest.json + scale.svg
+ *   npm run bench -- --quick        one short round (< 2 minutes), writes bench/results/quick.tmp.*
+ *   npm run bench -- --readme       also rewrite the README "Performance" section from the results
+ *   npm run bench -- --only REGEX   only configurations whose id matches (e.g. --only 'micro:ours')
+ *   npm run bench -- --skip-build   do not rebuild dist/ first
+ *   npm run bench -- --render FILE  only re-render the table, chart and README from a results file
+ *
+ * Why children: OpenTelemetry keeps its globals on globalThis and V8 keeps type feedback per
+ * function for the life of a process, so two cases in one process would measure each other's
+ * leftovers (a registered SDK, a megamorphic call site). Each child runs one case: see child.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { SCALE_SIZES, namespacesFor } from './cases/scale';
+import { startupScript, startupTargets } from './cases/startup';
+import type { Backend, Mode } from './cases/types';
+import { describeMachine } from './lib/machine';
+import { ROOT } from './lib/package';
+import type { ChildJob, ChildResult, JobKind } from './lib/protocol';
+import { renderChart, renderMarkdown, renderTerminal, spliceReadme } from './lib/report';
+import type { Results } from './lib/results';
+import { max, median, min } from './lib/stats';
+import { evaluateTargets } from './lib/targets';
+
+interface Options {
+  readonly quick: boolean;
+  readonly readme: boolean;
+  readonly only: RegExp | undefined;
+  readonly skipBuild: boolean;
+  readonly render: string | undefined;
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  let quick = false;
+  let readme = false;
+  let skipBuild = false;
+  let only: RegExp | undefined;
+  let render: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--quick') quick = true;
+    else if (arg === '--readme') readme = true;
+    else if (arg === '--skip-build') skipBuild = true;
+    else if (arg === '--only') only = new RegExp(argv[++i] ?? '');
+    else if (arg.startsWith('--only=')) only = new RegExp(arg.slice('--only='.length));
+    else if (arg === '--render') render = argv[++i];
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`${readFileSync(__filename, 'utf8').split('\n').slice(1, 10).join('\n')}\n`);
+      process.exit(0);
+    } else throw new Error(`bench: unknown argument ${arg} (see --help)`);
+  }
+  return { quick, readme, only, skipBuild, render };
+}
+
+interface Config {
+  readonly id: string;
+  readonly kind: JobKind;
+  readonly module: string;
+  readonly case: string;
+  readonly mode: Mode;
+  readonly backend: Backend | undefined;
+  readonly params?: Readonly<Record<string, number>>;
+  readonly flags: readonly string[];
+  readonly calls?: number;
+}
+
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const CHILD = path.join(ROOT, 'bench', 'child.ts');
+
+const OUR_SITES = [
+  'is-hit',
+  'is-miss',
+  'handle',
+  'managed-string',
+  'managed-handle',
+  'managed-options',
+  'managed-module',
+  'tracefn',
+  'tracefn-handle',
+] as const;
+const PEERS = ['set-has', 'set-wrapper', 'debug', 'otel-api', 'otel-sdk-off', 'dc-has-subscribers'] as const;
+/** Peers whose cost depends on what their functions saw before (the rest are measured in mono only). */
+const MEGA_PEERS = ['set-has', 'set-wrapper'] as const;
+
+function modeFlags(mode: Mode): string[] {
+  return mode === 'noinline' ? ['--no-turbo-inlining'] : [];
+}
+
+function micro(module: string, name: string, mode: Mode, backend?: Backend): Config {
+  return {
+    id: `micro:${module}/${name}${backend ? `@${backend}` : ''}:${mode}`,
+    kind: 'micro',
+    module,
+    case: name,
+    mode,
+    backend,
+    flags: modeFlags(mode),
+  };
+}
+
+function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Config[]; scale: Config[] } {
+  const backends: Backend[] = ['native', 'js'];
+  const modes: Mode[] = ['mono', 'mega', 'noinline'];
+  const microConfigs: Config[] = [];
+  for (const mode of modes) {
+    microConfigs.push(micro('baseline', 'bare', mode), micro('baseline', 'field', mode));
+    // The gates never call the core, so in --quick the js twin is measured in mode mono only.
+    for (const backend of quick && mode !== 'mono' ? (['native'] as Backend[]) : backends) {
+      for (const site of OUR_SITES) microConfigs.push(micro('ours', site, mode, backend));
+    }
+    for (const peer of mode === 'mega' ? MEGA_PEERS : PEERS) microConfigs.push(micro('peers', peer, mode));
+  }
+
+  const enabled: Config[] = [];
+  for (const backend of quick ? (['native'] as Backend[]) : backends) {
+    for (const name of ['managed-tracer', 'managed-global']) {
+      enabled.push({ ...micro('enabled', name, 'mono', backend), id: `enabled:${name}@${backend}` });
+    }
+  }
+  for (const name of ['raw', 'raw-attribute']) enabled.push({ ...micro('enabled', name, 'mono'), id: `enabled:${name}` });
+
+  const memory: Config[] = [];
+  const memoryCase = (module: string, name: string, backend: Backend | undefined, calls = 10_000_000): Config => ({
+    id: `memory:${module}/${name}${backend ? `@${backend}` : ''}`,
+    kind: 'memory',
+    module,
+    case: name,
+    mode: 'mono',
+    backend,
+    flags: ['--expose-gc'],
+    calls,
+  });
+  memory.push(memoryCase('baseline', 'bare', undefined), memoryCase('baseline', 'alloc-control', undefined));
+  for (const backend of quick ? (['native'] as Backend[]) : backends) {
+    for (const name of ['is-miss', 'handle', 'managed-string', 'managed-handle', 'managed-options', 'tracefn', 'tracefn-handle']) {
+      memory.push(memoryCase('ours', name, backend));
+    }
+  }
+  memory.push(memoryCase('peers', 'otel-api', undefined, 1_000_000));
+
+  const scale: Config[] = [];
+  for (const layer of ['api', 'core']) {
+    for (const backend of backends) {
+      for (const size of SCALE_SIZES) {
+        scale.push({
+          id: `scale:${layer}@${backend}:${size}`,
+          kind: 'timed',
+          module: 'scale',
+          case: layer,
+          mode: 'mono',
+          backend,
+          params: { size },
+          flags: [],
+        });
+      }
+    }
+  }
+  return { micro: microConfigs, enabled, memory, scale };
+}
+
+function childEnv(extra: Readonly<Record<string, string>> = {}, backend?: Backend): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env['DEBUG']; // the `debug` peer must be disabled
+  delete env['NODE_OPTIONS'];
+  delete env['NEMO_LENS_BACKEND'];
+  if (backend !== undefined) env['NEMO_LENS_BACKEND'] = backend;
+  if (extra['NEMO_LENS_BACKEND'] !== undefined) env['NEMO_LENS_BACKEND'] = extra['NEMO_LENS_BACKEND'];
+  return env;
+}
+
+class Runner {
+  private readonly scratch = mkdtempSync(path.join(os.tmpdir(), 'nemo-lens-bench-'));
+  private done = 0;
+  readonly failures: Array<{ id: string; error: string }> = [];
+
+  constructor(
+    private readonly options: Options,
+    private readonly total: number,
+  ) {}
+
+  /** One child process for one configuration; undefined (and a recorded failure) if it failed. */
+  run(config: Config, minCpuTimeMs: number): ChildResult | undefined {
+    const out = path.join(this.scratch, `${this.done}.json`);
+    const job: ChildJob = {
+      kind: config.kind,
+      module: config.module,
+      case: config.case,
+      mode: config.mode,
+      backend: config.backend,
+      quick: this.options.quick,
+      params: config.params,
+      minCpuTimeMs,
+      calls: config.calls,
+    };
+    const started = Date.now();
+    const child = spawnSync(process.execPath, [...config.flags, '--no-warnings', '--import', 'tsx', CHILD], {
+      cwd: ROOT,
+      env: childEnv({ BENCH_JOB: JSON.stringify(job), BENCH_OUT: out }, config.backend),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 300_000,
+    });
+    this.done++;
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    if (child.status !== 0 || !existsSync(out)) {
+      const error = (child.stderr || child.error?.message || `exit ${child.status} ${child.signal ?? ''}`).trim();
+      this.failures.push({ id: config.id, error });
+      process.stderr.write(`[${this.done}/${this.total}] ${config.id} FAILED (${seconds}s)\n${error}\n`);
+      return undefined;
+    }
+    const result = JSON.parse(readFileSync(out, 'utf8')) as ChildResult;
+    const summary = result.time
+      ? `${result.time.p50.toFixed(result.time.p50 < 100 ? 3 : 0)} ns/op`
+      : `${result.memory!.bytesPerCall.toFixed(4)} B/call, ${result.memory!.gcs} GCs`;
+    process.stderr.write(`[${this.done}/${this.total}] ${config.id}: ${summary} (${seconds}s)\n`);
+    return result;
+  }
+
+  cleanup(): void {
+    rmSync(this.scratch, { recursive: true, force: true });
+  }
+}
+
+function build(skip: boolean): void {
+  const native = path.join(ROOT, 'native');
+  const hasBinary = existsSync(native) && readdirSync(native).some((file) => file.endsWith('.node'));
+  if (!hasBinary) {
+    process.stderr.write('bench: no native binary in native/, building it (npm run build:native)\n');
+    const built = spawnSync('npm', ['run', 'build:native'], { cwd: ROOT, stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('bench: npm run build:native failed; the native backend cannot be measured');
+  }
+  if (skip) return;
+  process.stderr.write('bench: compiling src/ into dist/ (npm run build:ts), the code the package ships\n');
+  const built = spawnSync('npm', ['run', '--silent', 'build:ts'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) {
+    if (!existsSync(path.join(ROOT, 'dist', 'index.js'))) throw new Error('bench: npm run build:ts failed and there is no dist/');
+    process.stderr.write('bench: build:ts reported errors; measuring the dist/ it emitted anyway\n');
+  }
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  if (items.length === 0) return [];
+  const k = ((by % items.length) + items.length) % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+function runTimed(runner: Runner, configs: readonly Config[], rounds: number, minCpuTimeMs: number): Results['micro'] {
+  const byId = new Map<string, { config: Config; results: ChildResult[] }>();
+  for (const config of configs) byId.set(config.id, { config, results: [] });
+  for (let round = 0; round < rounds; round++) {
+    // Each round starts at a different place, so slow drift of a shared machine spreads over all cases.
+    for (const config of rotate(configs, Math.round((round * configs.length) / rounds))) {
+      const result = runner.run(config, minCpuTimeMs);
+      if (result?.time) byId.get(config.id)!.results.push(result);
+    }
+  }
+  return [...byId.values()]
+    .filter((entry) => entry.results.length > 0)
+    .map(({ config, results }) => {
+      const p50s = results.map((r) => r.time!.p50);
+      return {
+        id: config.id,
+        module: config.module,
+        case: config.case,
+        mode: config.mode,
+        backend: config.backend ?? null,
+        params: config.params ?? null,
+        ns: median(p50s),
+        rounds: p50s,
+        spread: [min(p50s), max(p50s)] as [number, number],
+        avg: median(results.map((r) => r.time!.avg)),
+        samples: results.reduce((sum, r) => sum + r.time!.samples, 0),
+      };
+    });
+}
+
+function runStartup(quick: boolean): Results['startup'] {
+  const reps = quick ? 10 : 40;
+  const targets = startupTargets();
+  const samples = new Map<string, { importNs: number[]; wallNs: number[] }>(targets.map((t) => [t.name, { importNs: [], wallNs: [] }]));
+  // Warm the file system cache once, untimed.
+  for (const target of targets) spawnSync(process.execPath, ['-e', startupScript(target)], { cwd: ROOT, env: childEnv(target.env) });
+  for (let rep = 0; rep < reps; rep++) {
+    for (const target of rotate(targets, rep)) {
+      const t0 = process.hrtime.bigint();
+      const child = spawnSync(process.execPath, ['-e', startupScript(target)], { cwd: ROOT, env: childEnv(target.env), encoding: 'utf8' });
+      const wall = Number(process.hrtime.bigint() - t0);
+      if (child.status !== 0) throw new Error(`start-up child for ${target.name} failed: ${child.stderr}`);
+      samples.get(target.name)!.importNs.push(Number(child.stdout));
+      samples.get(target.name)!.wallNs.push(wall);
+    }
+  }
+  process.stderr.write(`startup: ${reps} repetitions of ${targets.length} targets\n`);
+  return targets.map((target) => {
+    const s = samples.get(target.name)!;
+    return {
+      name: target.name,
+      label: target.label,
+      importMs: median(s.importNs) / 1e6,
+      importP25Ms: [...s.importNs].sort((a, b) => a - b)[Math.floor(reps / 4)]! / 1e6,
+      importP75Ms: [...s.importNs].sort((a, b) => a - b)[Math.floor((3 * reps) / 4)]! / 1e6,
+      wallMs: median(s.wallNs) / 1e6,
+      reps,
+    };
+  });
+}
+
+function outputPaths(quick: boolean): { json: string; svg: string; markdown: string } {
+  return quick
+    ? { json: path.join(RESULTS, 'quick.tmp.json'), svg: path.join(RESULTS, 'quick.tmp.svg'), markdown: path.join(RESULTS, 'quick.tmp.md') }
+    : { json: path.join(RESULTS, 'latest.json'), svg: path.join(RESULTS, 'scale.svg'), markdown: path.join(RESULTS, 'latest.md') };
+}
+
+function writeOutputs(results: Results, options: Options, paths: { json: string; svg: string; markdown: string }): void {
+  mkdirSync(RESULTS, { recursive: true });
+  if (results.scale.length > 0) writeFileSync(paths.svg, renderChart(results));
+  const svgLink = path.relative(ROOT, paths.svg).split(path.sep).join('/');
+  const markdown = renderMarkdown(results, svgLink);
+  writeFileSync(paths.markdown, markdown);
+  process.stdout.write(`\n${renderTerminal(results)}\n`);
+  process.stderr.write(`bench: wrote ${path.relative(ROOT, paths.json)}, ${path.relative(ROOT, paths.svg)}, ${path.relative(ROOT, paths.markdown)}\n`);
+  if (options.readme) {
+    const readme = path.join(ROOT, 'README.md');
+    writeFileSync(readme, spliceReadme(readFileSync(readme, 'utf8'), markdown));
+    process.stderr.write('bench: README.md performance section updated\n');
+  }
+}
+
+function main(): void {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.render !== undefined) {
+    const results = JSON.parse(readFileSync(options.render, 'utf8')) as Results;
+    results.targets = evaluateTargets(results);
+    const quick = results.quick;
+    writeOutputs(results, options, outputPaths(quick));
+    return;
+  }
+  const started = Date.now();
+  build(options.skipBuild);
+  const machine = describeMachine(ROOT);
+  const all = plan(options.quick);
+  const keep = (configs: Config[]): Config[] => configs.filter((c) => options.only === undefined || options.only.test(c.id));
+  const selected = { micro: keep(all.micro), enabled: keep(all.enabled), memory: keep(all.memory), scale: keep(all.scale) };
+  const rounds = options.quick ? 1 : 3;
+  const total = (selected.micro.length + selected.enabled.length) * rounds + selected.memory.length + selected.scale.length;
+  const runner = new Runner(options, total);
+  const settings = {
+    rounds,
+    microMinCpuTimeMs: options.quick ? 100 : 400,
+    enabledMinCpuTimeMs: options.quick ? 150 : 500,
+    scaleMinTimeMs: options.quick ? 50 : 400,
+  };
+  try {
+    const results: Results = {
+      version: 1,
+      quick: options.quick,
+      partial: options.only !== undefined,
+      machine,
+      settings,
+      micro: runTimed(runner, selected.micro, rounds, settings.microMinCpuTimeMs),
+      enabled: runTimed(runner, selected.enabled, rounds, settings.enabledMinCpuTimeMs),
+      memory: selected.memory.flatMap((config) => {
+        const result = runner.run(config, 0);
+        return result?.memory ? [{ id: config.id, module: config.module, case: config.case, backend: config.backend ?? null, ...result.memory }] : [];
+      }),
+      scale: runTimed(runner, selected.scale, 1, settings.scaleMinTimeMs).map((entry) => ({
+        layer: entry.case as 'api' | 'core',
+        backend: entry.backend as Backend,
+        size: entry.params!['size']!,
+        namespaces: namespacesFor(entry.params!['size']!),
+        ms: entry.ns / 1e6,
+        samples: entry.samples,
+      })),
+      startup: options.only === undefined || options.only.test('startup') ? runStartup(options.quick) : [],
+      targets: [],
+      failures: runner.failures,
+      durationS: 0,
+    };
+    machine.loadAverage.end = Math.round(os.loadavg()[0]! * 100) / 100;
+    results.durationS = Math.round((Date.now() - started) / 100) / 10;
+    results.targets = evaluateTargets(results);
+    const paths = outputPaths(options.quick);
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(paths.json, `${JSON.stringify(results, null, 2)}\n`);
+    writeOutputs(results, options, paths);
+    process.stderr.write(`bench: done in ${results.durationS}s${runner.failures.length ? `, ${runner.failures.length} FAILED` : ''}\n`);
+    if (runner.failures.length > 0) process.exitCode = 1;
+  } finally {
+    runner.cleanup();
+  }
+}
+
+main();
