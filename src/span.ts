@@ -54,13 +54,28 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+/** The status message for a thrown value; never throws (String() of some values does). */
+function failureMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'a thrown value that cannot be converted to a string';
+  }
+}
+
 function recordFailure(span: Span, error: unknown): void {
+  const message = failureMessage(error);
   try {
     if (error instanceof Error) span.recordException(error);
-    else span.recordException({ name: 'NonErrorThrown', message: String(error) });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    else span.recordException({ name: 'NonErrorThrown', message });
   } catch {
-    // A broken span implementation must not replace the user's error.
+    // A broken span implementation, or an error whose fields throw, must not replace the
+    // user's error, nor keep the status below from being set.
+  }
+  try {
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
+  } catch {
+    // As above.
   }
 }
 
