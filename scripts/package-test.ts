@@ -1,0 +1,213 @@
+/**
+ * npm run test:package — the package as a user installs it, with no network.
+ *
+ *  1. npm/ matches `napi create-npm-dirs`; the checkout is built (the prepack check).
+ *  2. `npm pack` the main package and the platform package of the target built here;
+ *     publint and attw read the main tarball and must report nothing.
+ *  3. A fresh project installs both tarballs offline: CommonJS, ESM and the conformance
+ *     vectors run on the native core; TypeScript consumers type-check under node16,
+ *     nodenext and bundler resolution.
+ *  4. A fresh project installs the main package as the release publishes it (optional
+ *     dependencies on every platform package, none of them available): the same consumers
+ *     run on the TypeScript core, the fallback is silent unless NEMO_LENS_DEBUG is set, and
+ *     NEMO_LENS_BACKEND=native fails with a clear error.
+ *
+ * The temporary directory is removed afterwards, or kept (and named) when a step fails or
+ * NEMO_LENS_PACKAGE_TEST_KEEP=1.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { checkNpmDirs } from './check-npm-dirs';
+import { packProblems } from './check-packable';
+import { createConsumer, type Installed } from './packaging/consumer';
+import { NODE, run, type RunResult } from './packaging/exec';
+import { lockedClosure, type LockedPackage } from './packaging/lockfile';
+import { packAsReleased, packMain, packPlatform, type Tarball } from './packaging/pack';
+import { ROOT, binOf, binaryFile, builtTarget } from './packaging/paths';
+
+const CONSUMER_SOURCES = path.join(__dirname, 'packaging', 'consumer');
+const VECTORS = path.join(ROOT, '__test__', 'fixtures', 'conformance');
+
+const timings: Array<[string, number]> = [];
+
+function step<T>(title: string, body: () => T): T {
+  process.stdout.write(`== ${title}\n`);
+  const started = performance.now();
+  const result = body();
+  const ms = Math.round(performance.now() - started);
+  timings.push([title, ms]);
+  return result;
+}
+
+/** The environment of a consumer process: none of this shell's nemo-lens, napi-rs or Node settings. */
+function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(NEMO_LENS_|NAPI_RS_|OTEL_|NODE_OPTIONS$|TRACEPARENT$|TRACESTATE$)/.test(key)),
+  );
+  return { ...env, ...extra };
+}
+
+function node(dir: string, args: string[], extra: Record<string, string> = {}): RunResult {
+  const result = run(NODE, args, { cwd: dir, env: consumerEnv(extra) });
+  if (result.stdout.trim() !== '') console.log(result.stdout.trimEnd().replace(/^/gm, '   '));
+  return result;
+}
+
+interface BackendReport {
+  backend?: string;
+  nativeLoadError?: string | null;
+  error?: { code?: string; message?: string };
+}
+
+function loadBackend(dir: string, extra: Record<string, string> = {}): { report: BackendReport; stderr: string } {
+  const result = run(NODE, ['backend.cjs'], { cwd: dir, env: consumerEnv(extra) });
+  return { report: JSON.parse(result.stdout) as BackendReport, stderr: result.stderr };
+}
+
+function checkMainTarball(main: Tarball): void {
+  const stray = main.files.filter((file) => file.endsWith('.node') || file.startsWith('__test__/') || file.startsWith('scripts/') || file.endsWith('.rs'));
+  assert.deepEqual(stray, [], 'files the main tarball must not contain');
+  for (const file of ['package.json', 'README.md', 'native/binding.cjs', 'dist/index.js', 'dist/index.d.ts', 'esm/index.mjs', 'esm/index.d.mts']) {
+    assert.ok(main.files.includes(file), `the main tarball lacks ${file}`);
+  }
+}
+
+function checkPlatformTarball(platform: Tarball, target: string): void {
+  assert.deepEqual(platform.files, ['README.md', binaryFile(target), 'package.json'].sort(), 'files of the platform tarball');
+}
+
+function lint(main: Tarball): void {
+  const publint = run(NODE, [binOf('publint'), 'run', main.file, '--strict'], { cwd: path.dirname(main.file) });
+  assert.match(publint.stdout, /All good!/, `publint reported:\n${publint.stdout}`);
+  console.log('   publint: All good!');
+  // --no-definitely-typed: attw would otherwise look up @types/nemo-lens on the registry.
+  const attw = run(NODE, [binOf('@arethetypeswrong/cli'), main.file, '--no-definitely-typed', '--no-color', '--no-emoji'], {
+    cwd: path.dirname(main.file),
+  });
+  assert.match(attw.stdout, /No problems found/, `attw reported:\n${attw.stdout}`);
+  console.log(`   attw: ${attw.stdout.match(/No problems found[^\n]*/)![0]}`);
+}
+
+function typeCheck(dir: string): void {
+  // The same TypeScript consumer as ESM (types.mts) and as CommonJS (types.cts).
+  fs.copyFileSync(path.join(dir, 'types.mts'), path.join(dir, 'types.cts'));
+  for (const resolution of ['node16', 'nodenext', 'bundler']) {
+    run(NODE, [binOf('typescript'), '-p', `tsconfig.${resolution}.json`], { cwd: dir });
+    console.log(`   tsc --noEmit, moduleResolution ${resolution}: no errors`);
+  }
+}
+
+function withBinary(work: string, target: string, main: Tarball, platform: Tarball, locked: LockedPackage[], direct: LockedPackage[]): Installed {
+  const dir = path.join(work, 'with-binary');
+  const installed = step(`install ${path.basename(main.file)} + ${path.basename(platform.file)} offline`, () =>
+    createConsumer({ dir, tarballs: [main.file, platform.file], direct, locked, files: consumerFiles() }),
+  );
+  step('with the binary: CommonJS, ESM, conformance', () => {
+    assert.ok(fs.existsSync(path.join(dir, 'node_modules', `nemo-lens-${target}`, binaryFile(target))), 'the platform package is installed');
+    node(dir, ['cjs.cjs', 'native']);
+    node(dir, ['esm.mjs', 'native']);
+    node(dir, ['--no-warnings', 'conformance.mjs', VECTORS]);
+    const quiet = loadBackend(dir);
+    assert.deepEqual(quiet.report, { backend: 'native', nativeLoadError: null });
+    assert.equal(quiet.stderr, '', 'loading the native core prints nothing');
+    const forced = loadBackend(dir, { NEMO_LENS_BACKEND: 'js' });
+    assert.deepEqual(forced.report, { backend: 'js', nativeLoadError: null }, 'NEMO_LENS_BACKEND=js');
+    console.log('   NEMO_LENS_BACKEND=js picks the TypeScript core even with the binary installed');
+  });
+  step('with the binary: TypeScript consumers', () => typeCheck(dir));
+  return installed;
+}
+
+function withoutBinary(work: string, target: string, released: Tarball, locked: LockedPackage[], direct: LockedPackage[]): Installed {
+  const dir = path.join(work, 'without-binary');
+  const installed = step(`install ${path.basename(released.file)} as released (optional platform packages unavailable) offline`, () =>
+    createConsumer({ dir, tarballs: [released.file], direct, locked, files: consumerFiles() }),
+  );
+  step('without the binary: CommonJS, ESM, conformance, fallback notices', () => {
+    assert.ok(!fs.existsSync(path.join(dir, 'node_modules', `nemo-lens-${target}`)), 'no platform package is installed');
+    node(dir, ['cjs.cjs', 'js']);
+    node(dir, ['esm.mjs', 'js']);
+    node(dir, ['--no-warnings', 'conformance.mjs', VECTORS]);
+
+    const quiet = loadBackend(dir);
+    assert.equal(quiet.report.backend, 'js');
+    assert.match(quiet.report.nativeLoadError ?? '', new RegExp(`nemo-lens-${target}`), 'nativeLoadError names the platform package it tried');
+    assert.equal(quiet.stderr, '', 'a normal fallback prints nothing');
+    console.log(`   silent fallback; nativeLoadError: ${quiet.report.nativeLoadError}`);
+
+    const debug = loadBackend(dir, { NEMO_LENS_DEBUG: '1' });
+    assert.equal(debug.report.backend, 'js');
+    const lines = debug.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, `NEMO_LENS_DEBUG prints one line, got:\n${debug.stderr}`);
+    assert.match(lines[0]!, /^nemo-lens: /);
+    console.log(`   NEMO_LENS_DEBUG=1 prints one line: ${lines[0]!.slice(0, 100)}…`);
+
+    const forced = loadBackend(dir, { NEMO_LENS_BACKEND: 'native' });
+    assert.equal(forced.report.error?.code, 'ERR_NEMO_LENS_NATIVE_UNAVAILABLE', 'NEMO_LENS_BACKEND=native without a binary throws');
+    console.log(`   NEMO_LENS_BACKEND=native throws ${forced.report.error?.code}`);
+  });
+  return installed;
+}
+
+function consumerFiles(): string[] {
+  return fs.readdirSync(CONSUMER_SOURCES).map((file) => path.join(CONSUMER_SOURCES, file));
+}
+
+function find(locked: LockedPackage[], name: string): LockedPackage {
+  const found = locked.find((pkg) => pkg.name === name);
+  if (!found) throw new Error(`package-lock.json does not lock ${name}`);
+  return found;
+}
+
+function kB(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} kB`;
+}
+
+function main(): void {
+  const started = performance.now();
+  const target = builtTarget();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'nemo-lens-package-test-'));
+  let passed = false;
+  try {
+    step('npm/ matches napi create-npm-dirs; the build is complete and current', () => {
+      checkNpmDirs();
+      const problems = packProblems();
+      assert.deepEqual(problems, [], 'run `npm run build` first');
+    });
+    const tarballs = path.join(work, 'tarballs');
+    const [main, platform, released] = step('npm pack: main, platform, main as released', () => {
+      const main = packMain(tarballs);
+      const platform = packPlatform(target, tarballs);
+      checkMainTarball(main);
+      checkPlatformTarball(platform, target);
+      return [main, platform, packAsReleased(main, path.join(work, 'released'))] as const;
+    });
+    step('publint and attw on the main tarball', () => lint(main));
+
+    const locked = lockedClosure(['@types/node']);
+    const api = find(locked, '@opentelemetry/api');
+    const a = withBinary(work, target, main, platform, locked, [api, find(locked, '@types/node')]);
+    const b = withoutBinary(work, target, released, lockedClosure(), [api]);
+
+    console.log('\n== summary');
+    console.log(`   ${path.basename(main.file)}: ${kB(main.size)} packed, ${kB(main.unpackedSize)} unpacked, ${main.files.length} files`);
+    console.log(`   ${path.basename(platform.file)}: ${kB(platform.size)} packed, ${kB(platform.unpackedSize)} unpacked, ${platform.files.length} files`);
+    console.log(`   offline install with the binary: ${a.ms} ms${a.primed ? ' (after priming the npm cache)' : ''}`);
+    console.log(`   offline install without it: ${b.ms} ms${b.primed ? ' (after priming the npm cache)' : ''}`);
+    for (const [title, ms] of timings) console.log(`   ${String(ms).padStart(6)} ms  ${title}`);
+    console.log(`   ${String(Math.round(performance.now() - started)).padStart(6)} ms  total, Node ${process.version}`);
+    passed = true;
+  } finally {
+    if (passed && !process.env['NEMO_LENS_PACKAGE_TEST_KEEP']) fs.rmSync(work, { recursive: true, force: true });
+    else console.error(`\nkept ${work} for inspection`);
+  }
+}
+
+try {
+  main();
+} catch (error) {
+  console.error(`\ntest:package failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}
