@@ -6,6 +6,7 @@
  *   npm run bench -- --readme       also rewrite the README "Performance" section from the results
  *   npm run bench -- --only REGEX   only configurations whose id matches (e.g. --only 'micro:ours')
  *   npm run bench -- --skip-build   do not rebuild dist/ first
+ *   npm run bench -- --no-profile   skip bench/profile.ts (the evidence in bench/results/profile.md; full runs only)
  *   npm run bench -- --render FILE  only re-render the table, chart and README from a results file
  *
  * Why children: OpenTelemetry keeps its globals on globalThis and V8 keeps type feedback per
@@ -30,6 +31,7 @@ import { evaluateTargets } from './lib/targets';
 
 interface Options {
   readonly quick: boolean;
+  readonly profile: boolean;
   readonly readme: boolean;
   readonly only: RegExp | undefined;
   readonly skipBuild: boolean;
@@ -38,6 +40,7 @@ interface Options {
 
 function parseArgs(argv: readonly string[]): Options {
   let quick = false;
+  let profile: boolean | undefined;
   let readme = false;
   let skipBuild = false;
   let only: RegExp | undefined;
@@ -45,6 +48,8 @@ function parseArgs(argv: readonly string[]): Options {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
+    else if (arg === '--profile') profile = true;
+    else if (arg === '--no-profile') profile = false;
     else if (arg === '--readme') readme = true;
     else if (arg === '--skip-build') skipBuild = true;
     else if (arg === '--only') only = new RegExp(argv[++i] ?? '');
@@ -55,7 +60,7 @@ function parseArgs(argv: readonly string[]): Options {
       process.exit(0);
     } else throw new Error(`bench: unknown argument ${arg} (see --help)`);
   }
-  return { quick, readme, only, skipBuild, render };
+  return { quick, readme, only, skipBuild, render, profile: profile ?? (!quick && only === undefined) };
 }
 
 interface Config {
@@ -87,6 +92,11 @@ const OUR_SITES = [
 const PEERS = ['set-has', 'set-wrapper', 'debug', 'otel-api', 'otel-sdk-off', 'dc-has-subscribers'] as const;
 /** Peers whose cost depends on what their functions saw before (the rest are measured in mono only). */
 const MEGA_PEERS = ['set-has', 'set-wrapper'] as const;
+/** Candidate changes (cases/proposals.ts), measured in modes mono and mega. */
+const PROPOSALS = ['table-fast', 'table-dict', 'map', 'set', 'tracefn-current', 'tracefn-proposed'] as const;
+/** What --quick keeps outside mode mono (the rows the targets and the notes rely on). */
+const QUICK_SITES = new Set(['is-miss', 'handle', 'managed-string', 'managed-handle', 'tracefn']);
+const QUICK_PROPOSALS = new Set(['table-fast', 'set', 'tracefn-current', 'tracefn-proposed']);
 
 function modeFlags(mode: Mode): string[] {
   return mode === 'noinline' ? ['--no-turbo-inlining'] : [];
@@ -110,11 +120,17 @@ function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Con
   const microConfigs: Config[] = [];
   for (const mode of modes) {
     microConfigs.push(micro('baseline', 'bare', mode), micro('baseline', 'field', mode));
-    // The gates never call the core, so in --quick the js twin is measured in mode mono only.
-    for (const backend of quick && mode !== 'mono' ? (['native'] as Backend[]) : backends) {
-      for (const site of OUR_SITES) microConfigs.push(micro('ours', site, mode, backend));
+    // The gates never call the core, so --quick measures the twin in mode mono only, and
+    // outside mode mono only the sites the targets and notes rely on.
+    const short = quick && mode !== 'mono';
+    for (const backend of short ? (['native'] as Backend[]) : backends) {
+      for (const site of OUR_SITES) if (!short || QUICK_SITES.has(site)) microConfigs.push(micro('ours', site, mode, backend));
     }
     for (const peer of mode === 'mega' ? MEGA_PEERS : PEERS) microConfigs.push(micro('peers', peer, mode));
+    const proposalModes: Mode[] = quick ? ['mega'] : ['mono', 'mega'];
+    if (proposalModes.includes(mode)) {
+      for (const proposal of PROPOSALS) if (!quick || QUICK_PROPOSALS.has(proposal)) microConfigs.push(micro('proposals', proposal, mode));
+    }
   }
 
   const enabled: Config[] = [];
@@ -142,6 +158,7 @@ function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Con
       memory.push(memoryCase('ours', name, backend));
     }
   }
+  memory.push(memoryCase('proposals', 'tracefn-proposed', undefined));
   memory.push(memoryCase('peers', 'otel-api', undefined, 1_000_000));
 
   const scale: Config[] = [];
@@ -156,7 +173,7 @@ function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Con
           mode: 'mono',
           backend,
           params: { size },
-          flags: [],
+          flags: ['--expose-gc'],
         });
       }
     }
@@ -353,8 +370,8 @@ function main(): void {
   const settings = {
     rounds,
     microMinCpuTimeMs: options.quick ? 100 : 400,
-    enabledMinCpuTimeMs: options.quick ? 150 : 500,
-    scaleMinTimeMs: options.quick ? 50 : 400,
+    enabledMinCpuTimeMs: options.quick ? 400 : 1000,
+    scaleMinTimeMs: options.quick ? 50 : 1000,
   };
   try {
     const results: Results = {
@@ -389,6 +406,11 @@ function main(): void {
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(paths.json, `${JSON.stringify(results, null, 2)}\n`);
     writeOutputs(results, options, paths);
+    if (options.profile) {
+      process.stderr.write('bench: collecting profiles (bench/profile.ts)\n');
+      const profiled = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'profile.ts')], { cwd: ROOT, stdio: 'inherit', env: childEnv() });
+      if (profiled.status !== 0) runner.failures.push({ id: 'profile', error: `bench/profile.ts exited with ${profiled.status}` });
+    }
     process.stderr.write(`bench: done in ${results.durationS}s${runner.failures.length ? `, ${runner.failures.length} FAILED` : ''}\n`);
     if (runner.failures.length > 0) process.exitCode = 1;
   } finally {

@@ -1,7 +1,8 @@
 /**
  * The prose of the README section that numbers cannot carry: how the figures were taken, and
- * for each target a run can miss, why it misses (with the profile evidence in bench/results/)
- * and what would close it. An explanation appears only when its target missed in that run.
+ * for each target a run can miss, why it misses (with the evidence in bench/results/profile.md)
+ * and what would close it. A note appears when one of its targets missed in that run, or
+ * always for findings that are not targets of the issue.
  */
 
 export const METHOD = `How to read the tables: every row runs in a fresh \`node\` process (so no OpenTelemetry
@@ -11,7 +12,128 @@ does. Each row is the median over rounds of mitata's median batch time; small fi
 brackets are the range over rounds. **Δ** is the overhead over the baseline of the same mode (a
 bare call of the same work function); **× baseline** divides by it; **vs X** is X's ns/op divided
 by the row's (how many times cheaper the row is, both including the same work). The targets use
-Δ; a Δ below the resolution of the run ({resolution} ns: the difference between two identical
-baseline processes, at least 0.05 ns) is clamped to it and the ratio is then a lower bound (≥).`;
+Δ; a Δ below the resolution of the run ({resolution} ns in mode mono: the larger of the difference
+between two identical baseline processes, the spread of the reference rows, 2% of the baseline
+and 0.05 ns) is clamped to it, and the ratio is then a lower bound (≥). Profiles and other
+evidence: [\`bench/results/profile.md\`](bench/results/profile.md).`;
 
-export const EXPLANATIONS: Readonly<Record<string, string>> = {};
+export const PROPOSALS_INTRO = `Each row is a stand-alone copy of one way to answer a gate, run like the
+rows above (own process; in mode mega the function first saw eight other names). All of them
+answer false for \`constructor\`, \`__proto__\`, \`toString\`, \`undefined\` and \`null\` (checked
+after measuring). Source: [\`bench/cases/proposals.ts\`](bench/cases/proposals.ts).`;
+
+export interface Explanation {
+  /** Target ids (lib/targets.ts) this note explains; shown when one of them missed. */
+  readonly targets: readonly string[];
+  /** Show even when no target missed (a finding outside the issue's targets). */
+  readonly always?: boolean;
+  readonly text: string;
+}
+
+export const EXPLANATIONS: readonly Explanation[] = [
+  {
+    targets: ['managed-overhead', 'vs-set-wrapper', 'vs-debug', 'vs-otel-api', 'vs-otel-sdk-off'],
+    text: `**String groups at a site whose library function has seen other names (mode mega).**
+\`managedSpan('step', …)\` and \`isSpanGroupEnabled('step')\` read \`table[group]\`, a keyed load
+inside the library function. V8 keeps one feedback slot for that load for the whole process: the
+first name makes it monomorphic, the second distinct name makes it megamorphic, with a single
+receiver map (profile §1), and from then on every caller, inlined or not, does a generic lookup in
+the \`KeyedLoadIC_Megamorphic\` builtin (profile §2). That costs about what \`Set.has\` costs. Any
+program that uses more than one group name with \`managedSpan\` is in this mode, so it is the
+realistic cost of a *string* group at a hot site; the monomorphic row is the best case. No
+string-keyed representation measured gets below about 3 ns there (table "Candidate changes": a Set
+of enabled names is the cheapest and flat across modes, today's table is the cheapest
+monomorphically). **What closes it: gate handles.** \`const STEP = spanGroup('step')\` once, then
+\`managedSpan(STEP, …)\` or \`if (STEP.enabled)\`: every handle has the same hidden class, so the
+\`enabled\` load stays monomorphic in every mode (rows "managedSpan(STEP, …)" and "handle
+STEP.enabled", Δ ≈ 0 in mode mega). Recommend handles for hot sites in the docs, and let
+\`traceFn\` resolve its group to a handle at wrap time (below). If flat costs for strings matter
+more than the best case, a Set of enabled names trades the monomorphic ~0 ns for ~3 ns everywhere.`,
+  },
+  {
+    targets: ['managed-overhead', 'vs-set-wrapper', 'vs-debug', 'vs-otel-api', 'vs-otel-sdk-off', 'handle-vs-field'],
+    text: `**Inlining off (mode noinline).** With \`--no-turbo-inlining\` every call is a real call (the
+baseline itself goes from ~0.4 ns to ~5 ns). \`managedSpan\` puts one call frame between the site and
+the work, so its Δ is the price of one call, +3 to +4 ns, the same frame the naive wrapper adds
+(plus its \`Set.has\`); ratios of overheads cannot reach 7× or 10× when the denominator is a call
+frame, and the debug/OTel ratios shrink for the same reason. Nothing in a wrapper API can remove
+that frame. Sites that cannot afford a call test the handle directly: \`if (STEP.enabled)\` costs
+the same as a boolean field with or without inlining (row "handle STEP.enabled").`,
+  },
+  {
+    targets: ['memory'],
+    always: true,
+    text: `**\`traceFn\` wrappers allocate on every disabled call and cost 10–15 ns.** The wrapper uses
+\`arguments\` twice: \`fn.apply(this, arguments)\` on the disabled path, and \`const args = arguments\`
+captured by a closure on the enabled path. Because it escapes on one path, V8 materialises the
+arguments object on entry to every call (the 56 B/call and the scavenges in the memory table), and
+the string group is read through the megamorphic table load (above). **What closes it** (row
+"wrapper: handle resolved at wrap time" in "Candidate changes", 0.4 ns and 0 B/call in both
+modes): resolve a string group to its gate handle once, when the wrapper is made
+(\`const gate = typeof group === 'string' ? spanGroup(group) : group\`), and let \`arguments\` appear
+only as the second argument of \`.apply\` on both paths, with the enabled path in a separate
+rest-parameter function: \`if (gate == null || gate.enabled !== true) return fn.apply(this,
+arguments); return enabled.apply(this, arguments);\`.`,
+  },
+  {
+    targets: ['enabled'],
+    text: `**Enabled \`managedSpan\` is a few percent slower than a hand-written \`startActiveSpan\`.** Both do
+the same SDK work (ids, a span, an AsyncLocalStorage context switch, the batch processor); the
+difference, ~100–150 ns of ~1.5 µs per span, is what \`managedSpan\` adds around it: a fresh
+options object and attributes object per span (\`{ ...options.attributes, 'nemo.span_group': group }\`),
+a second \`context.active()\` (one for \`startSpan\`'s parent, another for \`trace.setSpan\`; \`startActiveSpan\`
+reads it once), and with no \`tracer\` option a \`trace.getTracer()\` lookup per span (row "global
+tracer"). The attribute itself is not the cost (row "startActiveSpan(name, { attributes }, fn)").
+**What would close it:** read \`context.active()\` once and pass that context to both calls (in an
+in-process A/B this alone brought the copy within noise of raw), build the
+\`{ 'nemo.span_group': group }\` attributes object once per group when \`options.attributes\` is absent
+(the SDK copies attributes into the span, so sharing a frozen object is safe), and cache the default
+tracer per provider.`,
+  },
+  {
+    targets: ['scale-10k', 'scale-10'],
+    text: `**The native core registers and resolves no faster than the TypeScript twin.** Profile §5 splits
+the work per CoreState call: \`register\` and \`setSpec\` cost about the same in both backends at 10k
+groups and the native ones are slower at 100k; \`names(0)\` (handing every interned name back to JS,
+one napi string each) costs 18 ms native against 0.5 ms twin. The native samples are dominated by
+the allocator (\`malloc\`, \`malloc_consolidate\`, \`_int_free\`, \`unlink_chunk\`: about 30%) and page
+faults on fresh memory, then string compares and hashing. The Rust core clones each name into
+several owned \`String\`s (owner map key, registration list, a per-group owner set holding a clone of
+the namespace, the intern table's key and vector) and hashes them with SipHash, and every name
+crosses napi as its own UTF-8 copy in and out; the twin shares one JS string by reference
+everywhere and allocates with a bump pointer. **What would close it:** intern every name once to a
+\`u32\` at the boundary and keep only ids inside the core (owners as small vectors of namespace ids,
+registrations as id lists), use a fast non-cryptographic hasher (FxHash or ahash), cache the merged
+presets between resolutions instead of rebuilding them on every \`resolve\`, and pass names across
+napi as one joined string per call (split on a separator on the other side) instead of one napi
+value per name.`,
+  },
+  {
+    targets: ['import'],
+    text: `**Importing the package costs about 5× importing \`@opentelemetry/api\`.** Profile §4: of the ~110 ms,
+\`@opentelemetry/api\` is ~20 ms and \`nemo-lens\`'s own files ~15 ms; the rest is the telemetry
+stack that \`src/index.ts\` imports eagerly through \`telemetry/setup\`: \`@opentelemetry/core\`,
+\`sdk-trace\`, \`resources\`, \`semantic-conventions\`, and both OTLP exporters, whose transformer pulls
+in \`@opentelemetry/sdk-metrics\`. Requiring only the registry, gates and spans
+(\`dist/registry.js\`, \`gate.js\`, \`span.js\`, \`attributes.js\`, \`warnings.js\`) measured ~28 ms against
+~19 ms for the API, 1.45×. **What would close it:** load the telemetry stack on first use
+(\`require\` inside \`setupTelemetry\`, or a \`nemo-lens/telemetry\` entry point, keeping its types with
+\`import type\`), and require an OTLP exporter package only when \`exporter=otlp\` is chosen. Library
+code that only registers groups and gates sites would then never load the SDK.`,
+  },
+  {
+    targets: [],
+    always: true,
+    text: `**\`nemo.managedSpan(…)\` through the module object costs ~8 ns a call** (row "via the module
+object"; profile §3). tsc's CommonJS output first sets every export to \`void 0\` and then redefines
+each re-export as an accessor; redefining data properties as accessors turns \`exports\` into a
+dictionary-mode object, and V8 does not inline an accessor found in a dictionary, so each
+\`nemo.managedSpan\` read is a real getter call. TypeScript code compiled to CommonJS calls imports
+exactly this way (\`(0, nemo_lens_1.managedSpan)(…)\`); \`const { managedSpan } = require(…)\` and
+native ESM named imports do not. **What would close it:** make the object fast again at the end of
+\`src/index.ts\`: V8 re-optimises an object for fast access once it is some object's prototype, and
+\`void Object.create(exports)\` there took the same access from 8.1 ns to 0.35 ns in a stand-alone
+copy of the pattern; or export plain values (\`export const managedSpan = span.managedSpan\` compiles
+to a data property, which stays fast); or ship an ESM build.`,
+  },
+];

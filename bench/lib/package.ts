@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type * as NemoLens from '../../src/index';
 import type * as JsStateModule from '../../src/backends/js/state';
 import type * as NativeModule from '../../src/backends/native';
-import type * as GateModule from '../../src/gate';
+import type * as GlobalModule from '../../src/global';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DIST = path.join(ROOT, 'dist');
@@ -28,6 +28,7 @@ export function loadNativeModule(): typeof NativeModule {
   return require(path.join(DIST, 'backends', 'native.js')) as typeof NativeModule;
 }
 
-export function loadGate(): typeof GateModule {
-  return require(path.join(DIST, 'gate.js')) as typeof GateModule;
+/** The realm state (the gate table itself), for proposals that read it the way gate.ts does. */
+export function loadShared(): (typeof GlobalModule)['shared'] {
+  return (require(path.join(DIST, 'global.js')) as typeof GlobalModule).shared;
 }

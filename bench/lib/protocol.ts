@@ -29,9 +29,14 @@ export interface TimeStats {
 }
 
 export interface MemoryStats {
+  /** Calls per measured loop. */
   readonly calls: number;
+  /** Bytes allocated by the loop that allocated least (of three). */
   readonly allocatedBytes: number;
   readonly bytesPerCall: number;
+  /** The loop that allocated most, per call (one-off allocations land here). */
+  readonly bytesPerCallMax: number;
+  /** GCs during the loop that allocated least. */
   readonly gcs: number;
 }
 

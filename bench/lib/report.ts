@@ -4,7 +4,7 @@
  * chart of register + resolve cost against registry size.
  */
 import type { Backend, Mode } from '../cases/types';
-import { EXPLANATIONS, METHOD } from './explanations';
+import { EXPLANATIONS, METHOD, PROPOSALS_INTRO } from './explanations';
 import type { Results, TimedEntry } from './results';
 import { fmt, fmtDelta, fmtRatio } from './stats';
 import { logLogChart, type Series } from './svg';
@@ -32,6 +32,12 @@ export const LABELS: Readonly<Record<string, string>> = {
   'enabled/managed-global': "`managedSpan('step', name, fn)` (global tracer)",
   'enabled/raw': '`tracer.startActiveSpan(name, fn)`',
   'enabled/raw-attribute': '`tracer.startActiveSpan(name, { attributes }, fn)`',
+  'proposals/table-fast': 'string gate: fast-mode object, key-less prototype chain (today)',
+  'proposals/table-dict': 'string gate: dictionary-mode null-prototype object',
+  'proposals/map': 'string gate: `Map#get(name) === true`',
+  'proposals/set': 'string gate: `Set#has(name)` of enabled names',
+  'proposals/tracefn-current': "`traceFn('step', …)` wrapper as today",
+  'proposals/tracefn-proposed': "`traceFn('step', …)` wrapper: handle resolved at wrap time, `arguments` only forwarded",
 };
 
 const MODE_TITLES: Readonly<Record<Mode, string>> = {
@@ -59,7 +65,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 
 function microRows(results: Results, mode: Mode): string[][] {
   const base = baselineNs(results, mode);
-  const entries = results.micro.filter((e) => e.mode === mode);
+  const entries = results.micro.filter((e) => e.mode === mode && e.module !== 'proposals');
   const order = (e: TimedEntry): number => (e.module === 'baseline' ? 0 : e.module === 'ours' ? 1 : 2);
   return [...entries]
     .sort((a, b) => order(a) - order(b))
@@ -87,6 +93,22 @@ function microTable(results: Results, mode: Mode): string {
     ['site', 'backend', 'ns/op', 'Δ ns', '× baseline', ...PEER_COLUMNS.map(([, name]) => `vs ${name}`)],
     microRows(results, mode),
     ['l', 'l'],
+  );
+}
+
+function proposalsTable(results: Results): string {
+  const names = [...new Set(results.micro.filter((e) => e.module === 'proposals').map((e) => e.case))];
+  const cell = (name: string, mode: Mode): [string, string] => {
+    const entry = results.micro.find((e) => e.module === 'proposals' && e.case === name && e.mode === mode);
+    return entry === undefined ? ['–', '–'] : [fmt(entry.ns), fmtDelta(delta(results, entry) ?? NaN)];
+  };
+  return table(
+    ['candidate (through a managedSpan-shaped disabled path)', 'mono ns/op', 'mono Δ', 'mega ns/op', 'mega Δ', 'bytes/call'],
+    names.map((name) => {
+      const memory = results.memory.find((e) => e.module === 'proposals' && e.case === name);
+      return [label({ module: 'proposals', case: name }), ...cell(name, 'mono'), ...cell(name, 'mega'), memory ? memory.bytesPerCall.toFixed(4) : ''];
+    }),
+    ['l'],
   );
 }
 
@@ -140,19 +162,29 @@ function startupTable(results: Results): string {
 
 function memoryTable(results: Results): string {
   return table(
-    ['site', 'backend', 'calls', 'bytes/call', 'GCs during the loop'],
-    results.memory.map((e) => [label(e), e.backend ?? '', e.calls.toExponential(0), e.bytesPerCall.toFixed(4), String(e.gcs)]),
+    ['site', 'backend', 'calls per loop', 'bytes/call (least of 3 loops)', 'most of 3', 'GCs during the loop'],
+    results.memory.map((e) => [
+      label(e),
+      e.backend ?? '',
+      e.calls.toExponential(0),
+      e.bytesPerCall.toFixed(4),
+      (e.bytesPerCallMax ?? e.bytesPerCall).toFixed(4),
+      String(e.gcs),
+    ]),
     ['l', 'l'],
   );
 }
 
 function targetsTable(results: Results): string {
-  const mark = (verdict: string): string => (verdict === 'met' ? '✅ met' : verdict === 'missed' ? '❌ missed' : '– not measured');
-  return table(
+  const mark = (verdict: string): string => (verdict === 'met' ? '✅ met' : '❌ missed');
+  const measured = results.targets.filter((t) => t.verdict !== 'not measured');
+  const skipped = results.targets.length - measured.length;
+  const rows = table(
     ['target', 'scope', 'measured', 'verdict'],
-    results.targets.map((t) => [t.target, t.scope, `${t.measured}${t.note ? ` (${t.note})` : ''}`, mark(t.verdict)]),
+    measured.map((t) => [t.target, t.scope, `${t.measured}${t.note ? ` (${t.note})` : ''}`, mark(t.verdict)]),
     ['l', 'l', 'l', 'l'],
   );
+  return skipped === 0 ? rows : `${rows}\n\n${skipped} target evaluations had no data in this run (a quick run measures the twin in mode mono only).`;
 }
 
 export function renderChart(results: Results): string {
@@ -186,7 +218,7 @@ export function renderChart(results: Results): string {
 
 export function renderMarkdown(results: Results, svgPath: string): string {
   const { machine } = results;
-  const res = resolution(results);
+  const res = resolution(results, 'mono');
   const missed = new Set(results.targets.filter((t) => t.verdict === 'missed').map((t) => t.id));
   const out: string[] = [];
   out.push('## Performance');
@@ -216,12 +248,12 @@ export function renderMarkdown(results: Results, svgPath: string): string {
   out.push('');
   out.push(targetsTable(results));
   out.push('');
-  const explained = Object.entries(EXPLANATIONS).filter(([id]) => missed.has(id));
-  if (explained.length > 0) {
-    out.push('### Why the misses, and what would close them');
+  const notes = EXPLANATIONS.filter((note) => note.always || note.targets.some((id) => missed.has(id)));
+  if (notes.length > 0) {
+    out.push('### Why the misses, what would close them, and other findings');
     out.push('');
-    for (const [, text] of explained) {
-      out.push(text.trim());
+    for (const note of notes) {
+      out.push(note.text.trim());
       out.push('');
     }
   }
@@ -230,6 +262,14 @@ export function renderMarkdown(results: Results, svgPath: string): string {
     out.push(`### ${MODE_TITLES[mode]}`);
     out.push('');
     out.push(microTable(results, mode));
+    out.push('');
+  }
+  if (results.micro.some((e) => e.module === 'proposals')) {
+    out.push('### Candidate changes (measured, not shipped)');
+    out.push('');
+    out.push(PROPOSALS_INTRO);
+    out.push('');
+    out.push(proposalsTable(results));
     out.push('');
   }
   if (results.enabled.length > 0) {

@@ -25,6 +25,7 @@ export interface MemoryEntry {
   readonly calls: number;
   readonly allocatedBytes: number;
   readonly bytesPerCall: number;
+  readonly bytesPerCallMax: number;
   readonly gcs: number;
 }
 
