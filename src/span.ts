@@ -179,6 +179,16 @@ export interface TraceFnDecorator {
 }
 
 /**
+ * The enabled path of a traceFn wrapper, kept out of the wrapper: variables captured by a
+ * closure live in a context object that V8 allocates on every call of the function that
+ * declares them, disabled calls included (measured: one young-generation GC per ~150k
+ * disabled calls; none with this split, see __test__/memory.spec.ts).
+ */
+function runTraced(name: string, options: ManagedSpanOptions | undefined, group: string, fn: AnyFunction, self: unknown, args: IArguments): unknown {
+  return startAndRun(name, options, group, () => fn.apply(self, args as unknown as unknown[]));
+}
+
+/**
  * Trace every call of a function in a span of `group` (same contract as `managedSpan` per
  * call; async functions are awaited so the span covers the awaited work). Use as a wrapper,
  * `traceFn('step', 'train_step')(fn)`, or as a method decorator, `@traceFn('step', 'train_step')`.
@@ -192,9 +202,7 @@ export function traceFn(group: SpanGroupLike, name: string, options?: ManagedSpa
         // `arguments` rather than a rest parameter: V8 forwards it without materialising an array.
         return fn.apply(this, arguments as unknown as unknown[]);
       }
-      const self = this;
-      const args = arguments;
-      return startAndRun(name, options, groupName(group), () => fn.apply(self, args as unknown as unknown[]));
+      return runTraced(name, options, groupName(group), fn, this, arguments);
     };
     Object.defineProperty(traced, 'name', { value: fn.name, configurable: true });
     Object.defineProperty(traced, 'length', { value: fn.length, configurable: true });
