@@ -12,6 +12,10 @@
  *     run on the TypeScript core, the fallback is silent unless NEMO_LENS_DEBUG is set, and
  *     NEMO_LENS_BACKEND=native fails with a clear error.
  *
+ * NEMO_LENS_PACKAGE_TEST_NODES (paths of more Node binaries, separated like PATH) also runs the
+ * CommonJS, ESM and conformance consumers of both projects under each of them; test:node-versions
+ * uses it for the oldest Node that package.json's engines allows.
+ *
  * The temporary directory is removed afterwards, or kept (and named) when a step fails or
  * NEMO_LENS_PACKAGE_TEST_KEEP=1.
  */
@@ -49,8 +53,8 @@ function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function node(dir: string, args: string[], extra: Record<string, string> = {}): RunResult {
-  const result = run(NODE, args, { cwd: dir, env: consumerEnv(extra) });
+function node(dir: string, args: string[], extra: Record<string, string> = {}, binary = NODE): RunResult {
+  const result = run(binary, args, { cwd: dir, env: consumerEnv(extra) });
   if (result.stdout.trim() !== '') console.log(result.stdout.trimEnd().replace(/^/gm, '   '));
   return result;
 }
@@ -151,6 +155,22 @@ function withoutBinary(work: string, target: string, released: Tarball, locked: 
   return installed;
 }
 
+/** The runtime consumers of both projects under other Node binaries. */
+function underOtherNodes(work: string): void {
+  const binaries = (process.env['NEMO_LENS_PACKAGE_TEST_NODES'] ?? '').split(path.delimiter).filter((binary) => binary !== '');
+  for (const binary of binaries) {
+    const version = run(binary, ['--version'], { cwd: work }).stdout.trim();
+    step(`under Node ${version}: CommonJS, ESM, conformance, with and without the binary`, () => {
+      for (const [project, backend] of [['with-binary', 'native'], ['without-binary', 'js']] as const) {
+        const dir = path.join(work, project);
+        node(dir, ['cjs.cjs', backend], {}, binary);
+        node(dir, ['esm.mjs', backend], {}, binary);
+        node(dir, ['--no-warnings', 'conformance.mjs', VECTORS], {}, binary);
+      }
+    });
+  }
+}
+
 function consumerFiles(): string[] {
   return fs.readdirSync(CONSUMER_SOURCES).map((file) => path.join(CONSUMER_SOURCES, file));
 }
@@ -190,6 +210,7 @@ function main(): void {
     const api = find(locked, '@opentelemetry/api');
     const a = withBinary(work, target, main, platform, locked, [api, find(locked, '@types/node')]);
     const b = withoutBinary(work, target, released, lockedClosure(), [api]);
+    underOtherNodes(work);
 
     console.log('\n== summary');
     console.log(`   ${path.basename(main.file)}: ${kB(main.size)} packed, ${kB(main.unpackedSize)} unpacked, ${main.files.length} files`);
