@@ -2,11 +2,12 @@
  * A fresh project that installs the tarballs with no network: `npm install --offline`, the
  * registry packages coming from the local npm cache at the versions package-lock.json pins.
  *
- * `npm ci` caches the tarballs but not always the metadata an install needs, so when the
- * offline install reports ENOTCACHED the cache is primed once (`npm cache add`, which needs the
- * registry) and the install retried, still offline. The registry packages are pinned with
- * `overrides`, so a newer release of any of them cannot make the install look for a tarball
- * the cache does not hold.
+ * `npm ci` caches the tarballs but not metadata an offline install accepts (npm then reports
+ * ENOTCACHED, or ERESOLVE for a peer it cannot see), so when the offline install fails the
+ * cache is primed (`npm cache add` of every locked package, which needs the registry) and the
+ * install retried, still offline; a second failure is the real one. The registry packages are
+ * pinned with `overrides`, so a newer release of any of them cannot make the install look for
+ * a tarball the cache does not hold.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -42,22 +43,24 @@ export function createConsumer(spec: ConsumerSpec): Installed {
   for (const file of spec.files) fs.copyFileSync(file, path.join(spec.dir, path.basename(file)));
 
   const args = ['install', '--offline', '--no-audit', '--no-fund', ...spec.tarballs, ...spec.direct.map(specifier)];
+  let first: CommandError;
   try {
     return { ms: run('npm', args, { cwd: spec.dir }).ms, primed: false };
   } catch (error) {
-    if (!(error instanceof CommandError) || !/ENOTCACHED/.test(error.message)) throw error;
+    if (!(error instanceof CommandError)) throw error;
+    first = error;
   }
-  primeCache(spec.locked, spec.dir);
+  primeCache(spec.locked, spec.dir, first);
   return { ms: run('npm', args, { cwd: spec.dir }).ms, primed: true };
 }
 
-function primeCache(packages: readonly LockedPackage[], cwd: string): void {
+function primeCache(packages: readonly LockedPackage[], cwd: string, why: CommandError): void {
   try {
     run('npm', ['cache', 'add', ...packages.map(specifier)], { cwd });
   } catch (error) {
     throw new Error(
-      `the npm cache lacks packages the offline install needs, and priming it from the registry failed ` +
-        `(run \`npm ci\` with registry access once, then retry):\n${(error as Error).message}`,
+      `the offline install failed, and priming the npm cache from the registry (to retry it) failed too.\n` +
+        `The install: ${why.message}\nThe priming: ${(error as Error).message}`,
     );
   }
 }
