@@ -4,7 +4,7 @@
  *   npm run bench                   full run (3 rounds), writes bench/results/latest.json + scale.svg
  *   npm run bench -- --quick        one short round (< 2 minutes), writes bench/results/quick.tmp.*
  *   npm run bench -- --readme       also rewrite the README "Performance" section from the results
- *   npm run bench -- --only REGEX   only configurations whose id matches (e.g. --only 'micro:ours')
+ *   npm run bench -- --only REGEX   only configurations whose id matches (e.g. --only 'micro:ours'), into partial.tmp.*
  *   npm run bench -- --skip-build   do not rebuild dist/ first
  *   npm run bench -- --no-profile   skip bench/profile.ts (the evidence in bench/results/profile.md; full runs only)
  *   npm run bench -- --render FILE  only re-render the table, chart and README from a results file
@@ -140,6 +140,8 @@ function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Con
     }
   }
   for (const name of ['raw', 'raw-attribute']) enabled.push({ ...micro('enabled', name, 'mono'), id: `enabled:${name}` });
+  // Candidate enabled paths (cases/enabled.ts), full runs only.
+  if (!quick) for (const name of ['copy-current', 'copy-one-active', 'copy-lean']) enabled.push({ ...micro('enabled', name, 'mono'), id: `enabled:${name}` });
 
   const memory: Config[] = [];
   const memoryCase = (module: string, name: string, backend: Backend | undefined, calls = 10_000_000): Config => ({
@@ -328,9 +330,11 @@ function runStartup(quick: boolean): Results['startup'] {
   });
 }
 
-function outputPaths(quick: boolean): { json: string; svg: string; markdown: string } {
-  return quick
-    ? { json: path.join(RESULTS, 'quick.tmp.json'), svg: path.join(RESULTS, 'quick.tmp.svg'), markdown: path.join(RESULTS, 'quick.tmp.md') }
+/** Full runs write the committed files; --quick and --only runs write ignored *.tmp.* files beside them. */
+function outputPaths(quick: boolean, partial: boolean): { json: string; svg: string; markdown: string } {
+  const stem = quick ? 'quick.tmp' : partial ? 'partial.tmp' : undefined;
+  return stem
+    ? { json: path.join(RESULTS, `${stem}.json`), svg: path.join(RESULTS, `${stem}.svg`), markdown: path.join(RESULTS, `${stem}.md`) }
     : { json: path.join(RESULTS, 'latest.json'), svg: path.join(RESULTS, 'scale.svg'), markdown: path.join(RESULTS, 'latest.md') };
 }
 
@@ -342,7 +346,9 @@ function writeOutputs(results: Results, options: Options, paths: { json: string;
   writeFileSync(paths.markdown, markdown);
   process.stdout.write(`\n${renderTerminal(results)}\n`);
   process.stderr.write(`bench: wrote ${path.relative(ROOT, paths.json)}, ${path.relative(ROOT, paths.svg)}, ${path.relative(ROOT, paths.markdown)}\n`);
-  if (options.readme) {
+  if (options.readme && (results.quick || results.partial)) {
+    process.stderr.write('bench: --readme ignored: the README shows full runs only (its chart links bench/results/scale.svg)\n');
+  } else if (options.readme) {
     const readme = path.join(ROOT, 'README.md');
     writeFileSync(readme, spliceReadme(readFileSync(readme, 'utf8'), markdown));
     process.stderr.write('bench: README.md performance section updated\n');
@@ -354,8 +360,7 @@ function main(): void {
   if (options.render !== undefined) {
     const results = JSON.parse(readFileSync(options.render, 'utf8')) as Results;
     results.targets = evaluateTargets(results);
-    const quick = results.quick;
-    writeOutputs(results, options, outputPaths(quick));
+    writeOutputs(results, options, outputPaths(results.quick, results.partial));
     return;
   }
   const started = Date.now();
@@ -402,7 +407,7 @@ function main(): void {
     machine.loadAverage.end = Math.round(os.loadavg()[0]! * 100) / 100;
     results.durationS = Math.round((Date.now() - started) / 100) / 10;
     results.targets = evaluateTargets(results);
-    const paths = outputPaths(options.quick);
+    const paths = outputPaths(options.quick, results.partial);
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(paths.json, `${JSON.stringify(results, null, 2)}\n`);
     writeOutputs(results, options, paths);

@@ -83,7 +83,87 @@ function raw(state: Sdk, work: Work, attributes: otel.Attributes | undefined): (
   return () => tracer.startActiveSpan(SPAN_NAME, options, body);
 }
 
+/**
+ * Candidate enabled paths (not shipped): a copy of managedSpan's enabled path as of this
+ * commit, the same reading `context.active()` once, and that plus one frozen attributes object
+ * per group (the SDK copies attributes into the span, so sharing one is safe). All take the
+ * tracer from the options, as `managed-tracer` does.
+ */
+type Body = (span: otel.Span | undefined) => number;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+function endQuietly(span: otel.Span): void {
+  try {
+    span.end();
+  } catch {
+    // as src/span.ts
+  }
+}
+
+function finish(span: otel.Span, run: () => number): number {
+  let result: number;
+  try {
+    result = run();
+  } catch (error) {
+    endQuietly(span);
+    throw error;
+  }
+  if (!isThenable(result)) endQuietly(span);
+  return result;
+}
+
+type Variant = (tracer: otel.Tracer, options: { readonly tracer: otel.Tracer }, group: string, name: string, fn: Body) => number;
+
+const VARIANTS: Readonly<Record<string, Variant>> = {
+  /** managedSpan's enabled path today: fresh options and attributes, context.active() twice. */
+  'copy-current'(tracer, options, group, name, fn) {
+    const attributes: otel.Attributes = { ...(options as { attributes?: otel.Attributes }).attributes };
+    attributes['nemo.span_group'] = group;
+    const span = tracer.startSpan(name, { attributes, kind: undefined, links: undefined }, otel.context.active());
+    return finish(span, () => otel.context.with(otel.trace.setSpan(otel.context.active(), span), fn, undefined, span));
+  },
+  /** The same, reading the active context once. */
+  'copy-one-active'(tracer, options, group, name, fn) {
+    const attributes: otel.Attributes = { ...(options as { attributes?: otel.Attributes }).attributes };
+    attributes['nemo.span_group'] = group;
+    const parent = otel.context.active();
+    const span = tracer.startSpan(name, { attributes, kind: undefined, links: undefined }, parent);
+    return finish(span, () => otel.context.with(otel.trace.setSpan(parent, span), fn, undefined, span));
+  },
+  /** Context read once, and one frozen `{ attributes }` options object per group. */
+  'copy-lean'(tracer, _options, group, name, fn) {
+    let spanOptions = LEAN_OPTIONS.get(group);
+    if (spanOptions === undefined) {
+      spanOptions = Object.freeze({ attributes: Object.freeze({ 'nemo.span_group': group }) });
+      LEAN_OPTIONS.set(group, spanOptions);
+    }
+    const parent = otel.context.active();
+    const span = tracer.startSpan(name, spanOptions, parent);
+    return finish(span, () => otel.context.with(otel.trace.setSpan(parent, span), fn, undefined, span));
+  },
+};
+
+const LEAN_OPTIONS = new Map<string, otel.SpanOptions>();
+
+function variantCase(variant: string) {
+  return async (context: CaseContext): Promise<Prepared> => {
+    const state = await sdk();
+    const work = makeWork();
+    const run = VARIANTS[variant]!;
+    const { tracer } = state;
+    const options = { tracer };
+    return batched(() => run(tracer, options, GROUP, SPAN_NAME, work), state, context.do_not_optimize);
+  };
+}
+
 export const cases: CaseModule['cases'] = {
+  'copy-current': variantCase('copy-current'),
+  'copy-one-active': variantCase('copy-one-active'),
+  'copy-lean': variantCase('copy-lean'),
+
   /** Enabled `managedSpan('step', name, { tracer }, fn)`. */
   'managed-tracer': (context) => ours(context, true),
 

@@ -5,9 +5,8 @@
  *     like managedSpan's disabled path (own keys only; `constructor`, `__proto__` and odd values
  *     read as disabled; nothing throws): the current fast-mode object with a key-less prototype
  *     chain, a dictionary-mode null-prototype object, a Map, a Set of enabled names;
- *   - a traceFn wrapper that resolves a string group to its gate handle once, at wrap time, and
- *     only ever forwards `arguments` to `.apply` (the enabled path lives in a separate
- *     rest-parameter function), against a copy of the current wrapper.
+ *   - a traceFn wrapper that resolves a string group to its gate handle once, at wrap time,
+ *     against a copy of the current wrapper (src/span.ts as of 5c21d7b).
  * In mode `mega` each function first sees eight other names (see ours.ts).
  */
 import type { SpanGroup } from '../../src/gate';
@@ -97,32 +96,31 @@ function traceCase(proposed: boolean) {
     setSpanGroupSpec('spare');
     const { table } = loadShared();
 
-    /** A copy of src/span.ts traceFn's wrapper (disabled path identical; enabled path through managedSpan). */
+    /** The enabled path, outside the wrapper (as src/span.ts's runTraced). */
+    function runTraced(group: string | SpanGroup, name: string, fn: AnyFunction, self: unknown, args: IArguments): unknown {
+      return managedSpan(group, name, () => fn.apply(self, args as unknown as unknown[]));
+    }
+
+    /** A copy of src/span.ts traceFn's wrapper as of 5c21d7b (same disabled path; enabled path through managedSpan). */
     function traceFnCurrent(group: string | SpanGroup, name: string) {
       return <F extends AnyFunction>(fn: F): F => {
         const traced = function (this: unknown): unknown {
           if (typeof group === 'string' ? table[group] !== true : group == null || group.enabled !== true) {
             return fn.apply(this, arguments as unknown as unknown[]);
           }
-          const self = this;
-          const args = arguments;
-          return managedSpan(group, name, () => fn.apply(self, args as unknown as unknown[]));
+          return runTraced(group, name, fn, this, arguments);
         };
         return traced as unknown as F;
       };
     }
 
-    /** The proposal: the gate handle is resolved once; `arguments` is only ever forwarded. */
+    /** The proposal: the same wrapper, with the gate handle resolved once when it is made. */
     function traceFnProposed(group: string | SpanGroup, name: string) {
       const gate = typeof group === 'string' ? spanGroup(group) : group;
       return <F extends AnyFunction>(fn: F): F => {
-        const enabled = function (this: unknown, ...args: unknown[]): unknown {
-          const self = this;
-          return managedSpan(gate, name, () => fn.apply(self, args));
-        };
         const traced = function (this: unknown): unknown {
           if (gate == null || gate.enabled !== true) return fn.apply(this, arguments as unknown as unknown[]);
-          return enabled.apply(this, arguments as unknown as unknown[]);
+          return runTraced(gate, name, fn, this, arguments);
         };
         return traced as unknown as F;
       };

@@ -11,8 +11,8 @@ import { DIST, ROOT } from '../lib/package';
 export interface StartupTarget {
   readonly name: string;
   readonly label: string;
-  /** Absolute path given to require(); undefined for the empty process. */
-  readonly request: string | undefined;
+  /** Absolute paths given to require(), in order; undefined for the empty process. */
+  readonly request: string | readonly string[] | undefined;
   readonly env?: Readonly<Record<string, string>>;
 }
 
@@ -22,15 +22,23 @@ export function startupTargets(): StartupTarget[] {
     { name: 'otel-api', label: '`@opentelemetry/api`', request: require.resolve('@opentelemetry/api', { paths: [ROOT] }) },
     { name: 'nemo-lens', label: '`nemo-lens` (native core)', request: path.join(DIST, 'index.js') },
     { name: 'nemo-lens-js', label: '`nemo-lens` (NEMO_LENS_BACKEND=js)', request: path.join(DIST, 'index.js'), env: { NEMO_LENS_BACKEND: 'js' } },
+    {
+      // Not a way to use the package today: what its import would cost if the telemetry stack
+      // (SDK, exporters) were loaded on first use instead of by index.js.
+      name: 'nemo-lens-core-modules',
+      label: '`nemo-lens` registry, gate, span and warning modules only (no telemetry stack)',
+      request: ['registry.js', 'gate.js', 'span.js', 'attributes.js', 'warnings.js'].map((file) => path.join(DIST, file)),
+    },
   ];
 }
 
 /** The `node -e` program of one repetition: prints the nanoseconds its require() took. */
 export function startupScript(target: StartupTarget): string {
   if (target.request === undefined) return 'process.stdout.write("0")';
+  const requests = typeof target.request === 'string' ? [target.request] : target.request;
   return [
     'const t0 = process.hrtime.bigint();',
-    `require(${JSON.stringify(target.request)});`,
+    ...requests.map((request) => `require(${JSON.stringify(request)});`),
     'const t1 = process.hrtime.bigint();',
     'process.stdout.write(String(t1 - t0));',
   ].join('\n');

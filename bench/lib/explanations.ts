@@ -18,8 +18,8 @@ and 0.05 ns) is clamped to it, and the ratio is then a lower bound (≥). Profil
 evidence: [\`bench/results/profile.md\`](bench/results/profile.md).`;
 
 export const PROPOSALS_INTRO = `Each row is a stand-alone copy of one way to answer a gate, run like the
-rows above (own process; in mode mega the function first saw eight other names). All of them
-answer false for \`constructor\`, \`__proto__\`, \`toString\`, \`undefined\` and \`null\` (checked
+rows above (own process; in mode mega the function first saw eight other names). The string
+gates all answer false for \`constructor\`, \`__proto__\`, \`toString\`, \`undefined\` and \`null\` (checked
 after measuring). Source: [\`bench/cases/proposals.ts\`](bench/cases/proposals.ts).`;
 
 export interface Explanation {
@@ -40,10 +40,10 @@ first name makes it monomorphic, the second distinct name makes it megamorphic, 
 receiver map (profile §1), and from then on every caller, inlined or not, does a generic lookup in
 the \`KeyedLoadIC_Megamorphic\` builtin (profile §2). That costs about what \`Set.has\` costs. Any
 program that uses more than one group name with \`managedSpan\` is in this mode, so it is the
-realistic cost of a *string* group at a hot site; the monomorphic row is the best case. No
+realistic cost of a *string* group at a hot site ({megaDelta} here); the monomorphic row is the best case. No
 string-keyed representation measured gets below about 3 ns there (table "Candidate changes": a Set
-of enabled names is the cheapest and flat across modes, today's table is the cheapest
-monomorphically). **What closes it: gate handles.** \`const STEP = spanGroup('step')\` once, then
+of enabled names is the cheapest, {setMega}, and flat across modes; today's table, {tableMega}
+there, is the cheapest monomorphically). **What closes it: gate handles.** \`const STEP = spanGroup('step')\` once, then
 \`managedSpan(STEP, …)\` or \`if (STEP.enabled)\`: every handle has the same hidden class, so the
 \`enabled\` load stays monomorphic in every mode (rows "managedSpan(STEP, …)" and "handle
 STEP.enabled", Δ ≈ 0 in mode mega). Recommend handles for hot sites in the docs, and let
@@ -53,49 +53,54 @@ more than the best case, a Set of enabled names trades the monomorphic ~0 ns for
   {
     targets: ['managed-overhead', 'vs-set-wrapper', 'vs-debug', 'vs-otel-api', 'vs-otel-sdk-off', 'handle-vs-field'],
     text: `**Inlining off (mode noinline).** With \`--no-turbo-inlining\` every call is a real call (the
-baseline itself goes from ~0.4 ns to ~5 ns). \`managedSpan\` puts one call frame between the site and
-the work, so its Δ is the price of one call, +3 to +4 ns, the same frame the naive wrapper adds
-(plus its \`Set.has\`); ratios of overheads cannot reach 7× or 10× when the denominator is a call
+baseline itself goes from {monoBase} ns to {noinlineBase} ns). \`managedSpan\` puts one call frame between the site and
+the work, so its Δ is the price of one call, {noinlineDelta}, the same frame the naive wrapper adds
+({setWrapperNoinline} with its \`Set.has\`); ratios of overheads cannot reach 7× or 10× when the denominator is a call
 frame, and the debug/OTel ratios shrink for the same reason. Nothing in a wrapper API can remove
 that frame. Sites that cannot afford a call test the handle directly: \`if (STEP.enabled)\` costs
 the same as a boolean field with or without inlining (row "handle STEP.enabled").`,
   },
   {
-    targets: ['memory'],
+    targets: [],
     always: true,
-    text: `**\`traceFn\` wrappers allocate on every disabled call and cost 10–15 ns.** The wrapper uses
-\`arguments\` twice: \`fn.apply(this, arguments)\` on the disabled path, and \`const args = arguments\`
-captured by a closure on the enabled path. Because it escapes on one path, V8 materialises the
-arguments object on entry to every call (the 56 B/call and the scavenges in the memory table), and
-the string group is read through the megamorphic table load (above). **What closes it** (row
-"wrapper: handle resolved at wrap time" in "Candidate changes", 0.4 ns and 0 B/call in both
-modes): resolve a string group to its gate handle once, when the wrapper is made
-(\`const gate = typeof group === 'string' ? spanGroup(group) : group\`), and let \`arguments\` appear
-only as the second argument of \`.apply\` on both paths, with the enabled path in a separate
-rest-parameter function: \`if (gate == null || gate.enabled !== true) return fn.apply(this,
-arguments); return enabled.apply(this, arguments);\`.`,
+    text: `**A \`traceFn('step', …)\` wrapper pays the megamorphic table read on every call, though its
+group is fixed when the wrapper is made.** All wrappers share one closure literal, hence one feedback
+vector, so with two string groups anywhere in the process the \`table[group]\` read in every wrapper
+is megamorphic (row "traceFn('step', …) wrapper" in mode mega, {tracefnMega}; with a handle, {tracefnHandleMega}).
+**What closes it** (row "wrapper: handle resolved at wrap time" in "Candidate changes", {proposedMega}
+in mode mega, 0 B/call): resolve a string group to its gate handle once, in \`decorate\`
+(\`const gate = typeof group === 'string' ? spanGroup(group) : group\`), and test
+\`gate == null || gate.enabled !== true\` per call. Same semantics: exact, case-sensitive, kept
+current by every resolution, odd values disabled. (The wrapper no longer allocates per call:
+0 B/call in the memory table; an earlier version allocated 56 B/call.)`,
   },
   {
     targets: ['enabled'],
-    text: `**Enabled \`managedSpan\` is a few percent slower than a hand-written \`startActiveSpan\`.** Both do
-the same SDK work (ids, a span, an AsyncLocalStorage context switch, the batch processor); the
-difference, ~100–150 ns of ~1.5 µs per span, is what \`managedSpan\` adds around it: a fresh
-options object and attributes object per span (\`{ ...options.attributes, 'nemo.span_group': group }\`),
-a second \`context.active()\` (one for \`startSpan\`'s parent, another for \`trace.setSpan\`; \`startActiveSpan\`
-reads it once), and with no \`tracer\` option a \`trace.getTracer()\` lookup per span (row "global
-tracer"). The attribute itself is not the cost (row "startActiveSpan(name, { attributes }, fn)").
-**What would close it:** read \`context.active()\` once and pass that context to both calls (in an
-in-process A/B this alone brought the copy within noise of raw), build the
-\`{ 'nemo.span_group': group }\` attributes object once per group when \`options.attributes\` is absent
-(the SDK copies attributes into the span, so sharing a frozen object is safe), and cache the default
-tracer per provider.`,
+    text: `**Enabled \`managedSpan\` costs more than a hand-written \`startActiveSpan\`** ({enabledRatio} with the
+\`tracer\` option, {enabledGlobalRatio} through the global tracer; the same call with the group attribute, {rawAttributeRatio}). Both do the same SDK
+work (ids, a span, an AsyncLocalStorage context switch, the batch processor). Profile §6 shows what
+\`managedSpan\` adds, none of it dominant: the \`nemo.span_group\` attribute, which the SDK validates
+and stores (\`sanitizeAttributes\`; the row "startActiveSpan(name, { attributes }, fn)" prices the
+attribute alone), its own frames (\`startAndRun\`, \`runInSpan\`, the closure around the callback,
+the thenable check), fresh options and attributes objects per span, and a second
+\`context.active()\`. With no \`tracer\` option and no \`setupTelemetry\`, \`trace.getTracer()\` runs
+per span as well (row "global tracer"). The candidate rows are copies of the enabled path with the
+context read once, and with one frozen options object per group; compare them with the copy of
+today's path to see what each recovers. **What would close it:** cache the default tracer (or
+require the \`tracer\` option / a set-up telemetry handle on hot paths), read the context once,
+build the per-group options once; the attribute is part of the product, so "raw with the same
+attribute" is the fair floor, and the target is better stated against it.`,
   },
   {
     targets: ['scale-10k', 'scale-10'],
-    text: `**The native core registers and resolves no faster than the TypeScript twin.** Profile §5 splits
+    text: `**The native core registers and resolves no faster than the TypeScript twin.** (Rows "core" start
+from a fresh CoreState each time, so every name is interned again; rows "API" re-register into the
+realm's state after \`clear()\`, which keeps interned names, so they can be cheaper than "core". At 10
+groups the native core loses on the fixed cost of each napi call, which converts its arguments and
+builds an \`Outcome\` object.) Profile §5 splits
 the work per CoreState call: \`register\` and \`setSpec\` cost about the same in both backends at 10k
 groups and the native ones are slower at 100k; \`names(0)\` (handing every interned name back to JS,
-one napi string each) costs 18 ms native against 0.5 ms twin. The native samples are dominated by
+one napi string each) costs tens of times what the twin's does. The native samples are dominated by
 the allocator (\`malloc\`, \`malloc_consolidate\`, \`_int_free\`, \`unlink_chunk\`: about 30%) and page
 faults on fresh memory, then string compares and hashing. The Rust core clones each name into
 several owned \`String\`s (owner map key, registration list, a per-group owner set holding a clone of
@@ -110,13 +115,12 @@ value per name.`,
   },
   {
     targets: ['import'],
-    text: `**Importing the package costs about 5× importing \`@opentelemetry/api\`.** Profile §4: of the ~110 ms,
-\`@opentelemetry/api\` is ~20 ms and \`nemo-lens\`'s own files ~15 ms; the rest is the telemetry
+    text: `**Importing the package costs {importRatio} importing \`@opentelemetry/api\`** ({importMs} against {apiMs} ms).
+Profile §4 splits it per package: besides \`@opentelemetry/api\` and \`nemo-lens\`'s own files, the time goes to the telemetry
 stack that \`src/index.ts\` imports eagerly through \`telemetry/setup\`: \`@opentelemetry/core\`,
 \`sdk-trace\`, \`resources\`, \`semantic-conventions\`, and both OTLP exporters, whose transformer pulls
-in \`@opentelemetry/sdk-metrics\`. Requiring only the registry, gates and spans
-(\`dist/registry.js\`, \`gate.js\`, \`span.js\`, \`attributes.js\`, \`warnings.js\`) measured ~28 ms against
-~19 ms for the API, 1.45×. **What would close it:** load the telemetry stack on first use
+in \`@opentelemetry/sdk-metrics\`. Requiring only the registry, gate, span and warning
+modules (row "no telemetry stack" in the start-up table) costs {coreModulesRatio} the API alone. **What would close it:** load the telemetry stack on first use
 (\`require\` inside \`setupTelemetry\`, or a \`nemo-lens/telemetry\` entry point, keeping its types with
 \`import type\`), and require an OTLP exporter package only when \`exporter=otlp\` is chosen. Library
 code that only registers groups and gates sites would then never load the SDK.`,

@@ -32,12 +32,15 @@ export const LABELS: Readonly<Record<string, string>> = {
   'enabled/managed-global': "`managedSpan('step', name, fn)` (global tracer)",
   'enabled/raw': '`tracer.startActiveSpan(name, fn)`',
   'enabled/raw-attribute': '`tracer.startActiveSpan(name, { attributes }, fn)`',
+  'enabled/copy-current': 'candidate: copy of managedSpan\'s enabled path (tracer option)',
+  'enabled/copy-one-active': 'candidate: the copy, `context.active()` read once',
+  'enabled/copy-lean': 'candidate: read once + one frozen options object per group',
   'proposals/table-fast': 'string gate: fast-mode object, key-less prototype chain (today)',
   'proposals/table-dict': 'string gate: dictionary-mode null-prototype object',
   'proposals/map': 'string gate: `Map#get(name) === true`',
   'proposals/set': 'string gate: `Set#has(name)` of enabled names',
-  'proposals/tracefn-current': "`traceFn('step', …)` wrapper as today",
-  'proposals/tracefn-proposed': "`traceFn('step', …)` wrapper: handle resolved at wrap time, `arguments` only forwarded",
+  'proposals/tracefn-current': "`traceFn('step', …)` wrapper as today (copy)",
+  'proposals/tracefn-proposed': "`traceFn('step', …)` wrapper: handle resolved at wrap time",
 };
 
 const MODE_TITLES: Readonly<Record<Mode, string>> = {
@@ -175,16 +178,96 @@ function memoryTable(results: Results): string {
   );
 }
 
-function targetsTable(results: Results): string {
-  const mark = (verdict: string): string => (verdict === 'met' ? '✅ met' : '❌ missed');
-  const measured = results.targets.filter((t) => t.verdict !== 'not measured');
-  const skipped = results.targets.length - measured.length;
-  const rows = table(
-    ['target', 'scope', 'measured', 'verdict'],
-    measured.map((t) => [t.target, t.scope, `${t.measured}${t.note ? ` (${t.note})` : ''}`, mark(t.verdict)]),
-    ['l', 'l', 'l', 'l'],
+/** Numbers the notes quote, from this run: `{name}` in a note is replaced by `facts[name]`. */
+function facts(results: Results): Record<string, string> {
+  const out: Record<string, string> = {};
+  const micro = (module: string, name: string, mode: Mode, backend: Backend | null) =>
+    results.micro.find((e) => e.module === module && e.case === name && e.mode === mode && e.backend === backend);
+  const d = (entry: TimedEntry | undefined): string => (entry === undefined ? '?' : `${fmtDelta(delta(results, entry) ?? NaN)} ns`);
+  out['monoBase'] = fmt(baselineNs(results, 'mono') ?? NaN);
+  out['noinlineBase'] = fmt(baselineNs(results, 'noinline') ?? NaN);
+  out['megaDelta'] = d(micro('ours', 'managed-string', 'mega', 'native'));
+  out['noinlineDelta'] = d(micro('ours', 'managed-string', 'noinline', 'native'));
+  out['setWrapperNoinline'] = d(micro('peers', 'set-wrapper', 'noinline', null));
+  out['tracefnMega'] = d(micro('ours', 'tracefn', 'mega', 'native'));
+  out['tracefnHandleMega'] = d(micro('ours', 'tracefn-handle', 'mega', 'native'));
+  out['proposedMega'] = d(micro('proposals', 'tracefn-proposed', 'mega', null));
+  out['setMega'] = d(micro('proposals', 'set', 'mega', null));
+  out['tableMega'] = d(micro('proposals', 'table-fast', 'mega', null));
+  const raw = results.enabled.find((e) => e.case === 'raw');
+  const ratio = (name: string): string => {
+    const entry = results.enabled.find((e) => e.case === name && (e.backend === 'native' || e.backend === null));
+    return entry && raw ? fmtRatio(entry.ns / raw.ns) : '?';
+  };
+  out['enabledRatio'] = ratio('managed-tracer');
+  out['enabledGlobalRatio'] = ratio('managed-global');
+  out['rawAttributeRatio'] = ratio('raw-attribute');
+  const startup = (name: string) => results.startup.find((e) => e.name === name);
+  const api = startup('otel-api');
+  const ours = startup('nemo-lens');
+  const coreModules = startup('nemo-lens-core-modules');
+  out['apiMs'] = api ? fmt(api.importMs) : '?';
+  out['importMs'] = ours ? fmt(ours.importMs) : '?';
+  out['importRatio'] = api && ours ? fmtRatio(ours.importMs / api.importMs) : '?';
+  out['coreModulesRatio'] = api && coreModules ? fmtRatio(coreModules.importMs / api.importMs) : '?';
+  return out;
+}
+
+function fillFacts(text: string, results: Results): string {
+  const values = facts(results);
+  return text.replace(/\{(\w+)\}/g, (match, name: string) => values[name] ?? match);
+}
+
+function mark(verdict: string): string {
+  return verdict === 'met' ? '✅' : verdict === 'missed' ? '❌' : '–';
+}
+
+/** The gate targets as a grid: one row per target, one column per backend and mode. */
+function gateTargetsTable(results: Results): string {
+  const gate = results.targets.filter((t) => t.mode !== undefined);
+  const titles = [...new Set(gate.map((t) => t.target))];
+  const columns = (['mono', 'mega', 'noinline'] as const).flatMap((mode) => (['native', 'js'] as const).map((backend) => ({ mode, backend })));
+  const used = columns.filter((c) => gate.some((t) => t.mode === c.mode && t.backend === c.backend && t.verdict !== 'not measured'));
+  return table(
+    ["gate target (ratios: disabled managedSpan('step') against the peer, by overhead Δ)", ...used.map((c) => `${c.backend}, ${c.mode}`)],
+    titles.map((title) => [
+      title,
+      ...used.map((c) => {
+        const t = gate.find((x) => x.target === title && x.mode === c.mode && x.backend === c.backend);
+        return t === undefined || t.verdict === 'not measured' ? '–' : `${mark(t.verdict)} ${t.short ?? t.measured}`;
+      }),
+    ]),
+    ['l'],
   );
-  return skipped === 0 ? rows : `${rows}\n\n${skipped} target evaluations had no data in this run (a quick run measures the twin in mode mono only).`;
+}
+
+/** Every other target, one row per scope; the memory target one row per site, both backends in it. */
+function otherTargetsTable(results: Results): string {
+  const rows: string[][] = [];
+  for (const t of results.targets.filter((x) => x.mode === undefined && x.id !== 'memory' && x.verdict !== 'not measured')) {
+    rows.push([t.target, t.scope, t.measured, `${mark(t.verdict)} ${t.verdict}`]);
+  }
+  const memory = results.targets.filter((x) => x.id === 'memory');
+  const sites = [...new Set(results.memory.filter((e) => e.module === 'ours').map((e) => e.case))];
+  for (const site of sites) {
+    const entries = results.memory.filter((e) => e.module === 'ours' && e.case === site);
+    const verdicts = memory.filter((t) => t.scope.startsWith(`${site},`)).map((t) => t.verdict);
+    const verdict = verdicts.every((v) => v === 'met') ? 'met' : 'missed';
+    rows.push([
+      '0 bytes allocated per disabled call',
+      label({ module: 'ours', case: site }),
+      entries.map((e) => `${e.backend}: ${e.bytesPerCall.toFixed(e.bytesPerCall < 1 ? 3 : 1)} B/call, ${e.gcs} GCs`).join('; '),
+      `${mark(verdict)} ${verdict}`,
+    ]);
+  }
+  return table(['target', 'scope', 'measured', 'verdict'], rows, ['l', 'l', 'l', 'l']);
+}
+
+function targetsTable(results: Results): string {
+  const skipped = results.targets.filter((t) => t.verdict === 'not measured').length;
+  const parts = [gateTargetsTable(results), otherTargetsTable(results)];
+  if (skipped > 0) parts.push(`${skipped} target evaluations had no data in this run (a quick run measures the twin in mode mono only).`);
+  return parts.join('\n\n');
 }
 
 export function renderChart(results: Results): string {
@@ -212,7 +295,7 @@ export function renderChart(results: Results): string {
     xLabel: 'groups registered (namespaces = groups / 100, 1 to 1,000), log scale',
     yLabel: 'milliseconds per register + resolve, log scale',
     formatX: (x) => (x >= 1000 ? `${x / 1000}k` : String(x)),
-    formatY: (y) => (y >= 1 ? `${y} ms` : `${y * 1000} µs`),
+    formatY: (y) => (y >= 1000 ? `${y / 1000} s` : y >= 1 ? `${y} ms` : `${Math.round(y * 1e6) / 1000} µs`),
   });
 }
 
@@ -253,7 +336,7 @@ export function renderMarkdown(results: Results, svgPath: string): string {
     out.push('### Why the misses, what would close them, and other findings');
     out.push('');
     for (const note of notes) {
-      out.push(note.text.trim());
+      out.push(fillFacts(note.text.trim(), results));
       out.push('');
     }
   }

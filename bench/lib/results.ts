@@ -61,6 +61,10 @@ export interface TargetResult {
   readonly measured: string;
   readonly verdict: Verdict;
   readonly note?: string;
+  /** Gate targets: the mode and backend, and the measured value in a few characters, for the grid. */
+  readonly mode?: Mode;
+  readonly backend?: Backend;
+  readonly short?: string;
 }
 
 export interface Results {

@@ -6,15 +6,21 @@
  */
 import type { Backend, Mode } from '../cases/types';
 import type { Results, TargetResult, TimedEntry } from './results';
-import { fmtDelta, fmtRatio } from './stats';
+import { fmtDelta, fmtRatio, median } from './stats';
+
+function medianAbsoluteDeviation(values: readonly number[]): number {
+  const m = median(values);
+  return median(values.map((v) => Math.abs(v - m)));
+}
 
 const MODES: readonly Mode[] = ['mono', 'mega', 'noinline'];
 const BACKENDS: readonly Backend[] = ['native', 'js'];
 
 /**
  * Smallest Δ a run can tell from zero in `mode`: the larger of the A/A difference between two
- * identical baseline processes (modes mono and mega run the same baseline), half the spread of
- * the mode's reference rows over rounds, 2% of the mode's baseline, and 0.05 ns.
+ * identical baseline processes (modes mono and mega run the same baseline), the median absolute
+ * deviation of the mode's reference rows over rounds (robust to one disturbed round), 2% of the
+ * mode's baseline, and 0.05 ns.
  */
 export function resolution(results: Results, mode: Mode = 'mono'): number {
   const mono = find(results.micro, 'baseline', 'bare', 'mono', null);
@@ -22,7 +28,7 @@ export function resolution(results: Results, mode: Mode = 'mono'): number {
   const base = find(results.micro, 'baseline', 'bare', mode, null);
   const spread = results.micro
     .filter((e) => e.module === 'baseline' && e.mode === mode && e.case !== 'alloc-control')
-    .map((e) => (e.spread[1] - e.spread[0]) / 2)
+    .map((e) => medianAbsoluteDeviation(e.rounds))
     .reduce((a, b) => Math.max(a, b), 0);
   const aa = mono && mega ? Math.abs(mono.ns - mega.ns) : 0;
   return Math.max(0.05, aa, spread, base ? 0.02 * base.ns : 0);
@@ -46,8 +52,8 @@ export function peer(results: Results, name: string, mode: Mode): TimedEntry | u
   return find(results.micro, 'peers', name, mode, null) ?? find(results.micro, 'peers', name, 'mono', null);
 }
 
-function notMeasured(id: string, scope: string, target: string): TargetResult {
-  return { id, scope, target, measured: '–', verdict: 'not measured' };
+function notMeasured(id: string, scope: string, target: string, mode?: Mode, backend?: Backend): TargetResult {
+  return { id, scope, target, measured: '–', verdict: 'not measured', mode, backend };
 }
 
 function overheadRatio(results: Results, ours: TimedEntry, other: TimedEntry | undefined): { ratio: number; clamped: boolean } | undefined {
@@ -72,10 +78,10 @@ export function evaluateTargets(results: Results): TargetResult[] {
       const field = find(results.micro, 'baseline', 'field', mode, null);
 
       const t1 = "disabled managedSpan('step') ≤ +0.5 ns over baseline";
-      if (managed === undefined) out.push(notMeasured('managed-overhead', scope, t1));
+      if (managed === undefined) out.push(notMeasured('managed-overhead', scope, t1, mode, backend));
       else {
         const d = delta(results, managed)!;
-        out.push({ id: 'managed-overhead', scope, target: t1, measured: `${fmtDelta(d)} ns`, verdict: d <= 0.5 ? 'met' : 'missed' });
+        out.push({ id: 'managed-overhead', scope, target: t1, measured: `${fmtDelta(d)} ns`, verdict: d <= 0.5 ? 'met' : 'missed', mode, backend, short: `${fmtDelta(d)} ns` });
       }
 
       const ratioTargets: Array<[string, string, number]> = [
@@ -89,7 +95,7 @@ export function evaluateTargets(results: Results): TargetResult[] {
         const other = peer(results, name, mode);
         const r = managed === undefined ? undefined : overheadRatio(results, managed, other);
         if (r === undefined || other === undefined || managed === undefined) {
-          out.push(notMeasured(`vs-${name}`, scope, target));
+          out.push(notMeasured(`vs-${name}`, scope, target, mode, backend));
           continue;
         }
         const otherDelta = other.ns - baselineNs(results, other.mode)!;
@@ -100,11 +106,14 @@ export function evaluateTargets(results: Results): TargetResult[] {
           measured: `${r.clamped ? '≥ ' : ''}${fmtRatio(r.ratio)} (Δ ${fmtDelta(otherDelta)} vs ${fmtDelta(delta(results, managed)!)} ns)`,
           verdict: r.ratio >= goal ? 'met' : 'missed',
           note: other.mode !== mode ? `peer measured in mode ${other.mode}` : undefined,
+          mode,
+          backend,
+          short: `${r.clamped ? '≥ ' : ''}${fmtRatio(r.ratio)}`,
         });
       }
 
       const t3 = 'gate handle indistinguishable from a boolean field (no slower, within resolution)';
-      if (handle === undefined || field === undefined) out.push(notMeasured('handle-vs-field', scope, t3));
+      if (handle === undefined || field === undefined) out.push(notMeasured('handle-vs-field', scope, t3, mode, backend));
       else {
         const diff = handle.ns - field.ns;
         out.push({
@@ -113,6 +122,9 @@ export function evaluateTargets(results: Results): TargetResult[] {
           target: t3,
           measured: `${fmtDelta(diff)} ns (resolution ${res.toFixed(2)} ns)`,
           verdict: diff <= res ? 'met' : 'missed',
+          mode,
+          backend,
+          short: `${fmtDelta(diff)} ns`,
         });
       }
     }
