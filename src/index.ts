@@ -37,7 +37,8 @@ export {
   type FromEnvOptions,
   type NemoLensConfigOptions,
 } from './telemetry/config';
-export { setupTelemetry, type TelemetryHandle, type TelemetryOptions } from './telemetry/setup';
+export { setupTelemetry } from './telemetry/lazy';
+export type { TelemetryHandle, TelemetryOptions } from './telemetry/setup';
 export type { ResourceAttributesInput } from './telemetry/resource';
 export {
   contextFromEnv,

@@ -7,8 +7,6 @@
  * `OTEL_EXPORTER_OTLP_*` variables themselves (endpoint, headers, timeout, compression); this
  * module only picks the protocol, http/protobuf by default as the OpenTelemetry spec says.
  */
-import { OTLPTraceExporter as OtlpHttpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpHttpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NemoLensError, describe } from '../errors';
 import { emitWarning } from '../warnings';
@@ -96,8 +94,17 @@ function planOtlp(env: Env, requireOptional: (id: string) => unknown): ExporterP
     );
   }
   const http = protocol === 'http/json' ? 'http/json' : 'http/protobuf';
-  const Exporter = http === 'http/json' ? OtlpHttpJsonExporter : OtlpHttpProtobufExporter;
-  return { build: () => new Exporter(), target: { description: `OTLP ${http} at ${otlpEndpoint(env, http)}`, hint: OTLP_HINT } };
+  // Required when built, not at import: only a process that exports over OTLP loads the
+  // exporter and its transformer (which pulls in much of the metrics SDK).
+  const build = (): SpanExporter => {
+    if (http === 'http/json') {
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      return new OTLPTraceExporter();
+    }
+    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+    return new OTLPTraceExporter();
+  };
+  return { build, target: { description: `OTLP ${http} at ${otlpEndpoint(env, http)}`, hint: OTLP_HINT } };
 }
 
 type ExporterClass = new () => SpanExporter;

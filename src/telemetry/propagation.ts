@@ -18,7 +18,7 @@
  * between two enabled ones still passes its parent's context on).
  */
 import { ROOT_CONTEXT, context as contextApi, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { NemoLensTypeError, describe } from '../errors';
 
 export type CarrierFormat = 'headers' | 'env';
@@ -37,8 +37,16 @@ export interface ExtractOptions {
 
 type Carrier = Record<string, unknown>;
 
-const propagator = new W3CTraceContextPropagator();
-const FIELDS = propagator.fields();
+let w3c: W3CTraceContextPropagator | undefined;
+
+/** Created on first use, so importing nemo-lens does not load @opentelemetry/core. */
+function propagator(): W3CTraceContextPropagator {
+  if (w3c === undefined) {
+    const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+    w3c = new W3CTraceContextPropagator();
+  }
+  return w3c;
+}
 
 function keyFor(field: string, format: CarrierFormat): string {
   return format === 'env' ? field.toUpperCase() : field;
@@ -93,21 +101,21 @@ export function injectContext<C extends object>(carrier: C, options?: InjectOpti
 export function injectContext(carrier?: object, options: InjectOptions = {}): Record<string, unknown> {
   const target = checkCarrier(carrier ?? {}, 'injectContext(carrier)');
   const format = checkFormat(options?.format);
-  for (const field of FIELDS) delete target[keyFor(field, format)];
-  propagator.inject(options?.context ?? contextApi.active(), target, setterFor(format));
+  for (const field of propagator().fields()) delete target[keyFor(field, format)];
+  propagator().inject(options?.context ?? contextApi.active(), target, setterFor(format));
   return target;
 }
 
 /** The context `carrier` continues (either key case), on top of `options.context` (default: active). */
 export function extractContext(carrier: object, options: ExtractOptions = {}): Context {
   const source = checkCarrier(carrier, 'extractContext(carrier)');
-  return propagator.extract(options.context ?? contextApi.active(), source, anyCaseGetter);
+  return propagator().extract(options.context ?? contextApi.active(), source, anyCaseGetter);
 }
 
 /** The trace a parent process passed in `TRACEPARENT`/`TRACESTATE` (ROOT_CONTEXT with no valid one). */
 export function contextFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Context {
   const source = checkCarrier(env, 'contextFromEnv(env)');
-  return propagator.extract(ROOT_CONTEXT, {
+  return propagator().extract(ROOT_CONTEXT, {
     traceparent: source['TRACEPARENT'],
     tracestate: source['TRACESTATE'],
   }, anyCaseGetter);
