@@ -6,7 +6,7 @@
  *     publint and attw read the main tarball and must report nothing.
  *  3. A fresh project installs both tarballs offline: CommonJS, ESM and the conformance
  *     vectors run on the native core; TypeScript consumers type-check under node16,
- *     nodenext and bundler resolution.
+ *     nodenext and bundler resolution, with this project's TypeScript and with 5.0.
  *  4. A fresh project installs the main package as the release publishes it (optional
  *     dependencies on every platform package, none of them available): the same consumers
  *     run on the TypeScript core, the fallback is silent unless NEMO_LENS_DEBUG is set, and
@@ -94,12 +94,19 @@ function lint(main: Tarball): void {
   console.log(`   attw: ${attw.stdout.match(/No problems found[^\n]*/)![0]}`);
 }
 
+/** The compilers a consumer may use: this project's TypeScript and the oldest 5.x (devDependency typescript-5.0). */
+const COMPILERS = ['typescript', 'typescript-5.0'];
+
 function typeCheck(dir: string): void {
   // The same TypeScript consumer as ESM (types.mts) and as CommonJS (types.cts).
   fs.copyFileSync(path.join(dir, 'types.mts'), path.join(dir, 'types.cts'));
-  for (const resolution of ['node16', 'nodenext', 'bundler']) {
-    run(NODE, [binOf('typescript'), '-p', `tsconfig.${resolution}.json`], { cwd: dir });
-    console.log(`   tsc --noEmit, moduleResolution ${resolution}: no errors`);
+  for (const compiler of COMPILERS) {
+    const tsc = binOf(compiler);
+    const version = run(NODE, [tsc, '--version'], { cwd: dir }).stdout.trim();
+    for (const resolution of ['node16', 'nodenext', 'bundler']) {
+      run(NODE, [tsc, '-p', `tsconfig.${resolution}.json`], { cwd: dir });
+      console.log(`   tsc --noEmit (${version}), moduleResolution ${resolution}: no errors`);
+    }
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * A TypeScript consumer of the installed package, type-checked (never run) with
- * `tsc --noEmit` under moduleResolution node16, nodenext and bundler. The package test checks
- * it as this ESM file and as a CommonJS copy (types.cts), so both halves of the exports map
- * are read. The @ts-expect-error lines prove the types are real, not `any`.
+ * `tsc --noEmit` under moduleResolution node16, nodenext and bundler, by TypeScript 5.0 and by
+ * this project's TypeScript. The package test checks it as this ESM file and as a CommonJS
+ * copy (types.cts), so both halves of the exports map are read. The @ts-expect-error lines
+ * prove the types are real, not `any`.
  */
 import type { Span } from '@opentelemetry/api';
 import {
