@@ -13,15 +13,15 @@ export interface Machine {
   /** 1-minute load average when the run started and ended: a shared machine is noisy. */
   readonly loadAverage: { start: number; end?: number };
   readonly commit: string;
-  /** `git status --porcelain` was not empty for src/ when the run started. */
-  readonly srcDirty: boolean;
+  /** `git status --porcelain` was not empty for src/ when the run started (null: git failed). */
+  readonly srcDirty: boolean | null;
 }
 
-function git(args: string[], cwd: string): string {
+function git(args: string[], cwd: string): string | null {
   try {
     return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
-    return '';
+    return null;
   }
 }
 
@@ -37,6 +37,6 @@ export function describeMachine(root: string): Machine {
     date: new Date().toISOString(),
     loadAverage: { start: Math.round(os.loadavg()[0]! * 100) / 100 },
     commit: git(['rev-parse', '--short', 'HEAD'], root) || 'unknown',
-    srcDirty: git(['status', '--porcelain', '--', 'src'], root) !== '',
+    srcDirty: ((status) => (status === null ? null : status !== ''))(git(['status', '--porcelain', '--', 'src'], root)),
   };
 }

@@ -321,7 +321,7 @@ export function renderMarkdown(results: Results, svgPath: string): string {
   out.push(
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}; Node ${machine.node} (V8 ${machine.v8}); ` +
       `${machine.date.slice(0, 16).replace('T', ' ')} UTC; load average ${machine.loadAverage.start}→${machine.loadAverage.end ?? '?'} ` +
-      `(a shared, noisy machine); commit ${machine.commit}${machine.srcDirty ? ' with uncommitted src/ changes' : ''}` +
+      `(a shared, noisy machine); commit ${machine.commit}${machine.srcDirty ? ' with uncommitted src/ changes' : machine.srcDirty === null ? ' (src/ state unknown)' : ''}` +
       `${results.quick ? '; **quick run**' : `; ${results.settings['rounds']} rounds`}; took ${Math.round(results.durationS)} s.`,
   );
   out.push('');
@@ -367,6 +367,12 @@ export function renderMarkdown(results: Results, svgPath: string): string {
     out.push(`![register + resolve cost against registry size, both backends](${svgPath})`);
     out.push('');
     out.push(scaleTable(results));
+    out.push('');
+    out.push(
+      'Fastest of at least 11 samples per configuration (interference on a shared machine only adds time; the medians are in the JSON). ' +
+        '"API": `SpanRegistry.register` for every namespace, then `setSpanGroupSpec(\'default,per_step\')`, into the realm state after `clear()` ' +
+        '(interned names are kept). "core": the same on a fresh `CoreState` (`JsState`, or the napi `NativeState` from `loadNative()`) with `writeEnabled` into a bitset.',
+    );
     out.push('');
   }
   if (results.startup.length > 0) {

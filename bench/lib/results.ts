@@ -34,8 +34,10 @@ export interface ScaleEntry {
   readonly backend: Backend;
   readonly size: number;
   readonly namespaces: number;
-  /** Milliseconds per register + resolve of the whole registry (median). */
+  /** Milliseconds per register + resolve of the whole registry: the fastest sample. */
   readonly ms: number;
+  /** The median sample, for comparison. */
+  readonly p50Ms?: number;
   readonly samples: number;
 }
 

@@ -115,7 +115,9 @@ export function evaluateTargets(results: Results): TargetResult[] {
       const t3 = 'gate handle indistinguishable from a boolean field (no slower, within resolution)';
       if (handle === undefined || field === undefined) out.push(notMeasured('handle-vs-field', scope, t3, mode, backend));
       else {
-        const diff = handle.ns - field.ns;
+        // Overheads over the bare call, clamped at zero: a gate cannot cost less than nothing,
+        // and a row below the baseline (code layout, mostly with inlining off) is noise.
+        const diff = Math.max(0, delta(results, handle)!) - Math.max(0, delta(results, field)!);
         out.push({
           id: 'handle-vs-field',
           scope,
