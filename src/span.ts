@@ -10,19 +10,22 @@
  *   - do no work before the gate (attribute objects belong inside `if (span)`).
  */
 import {
+  ProxyTracerProvider,
   SpanStatusCode,
   context,
   trace,
+  type Context,
   type Attributes,
   type Link,
   type Span,
   type SpanKind,
   type SpanOptions,
   type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
 
 import { NemoLensTypeError, describe } from './errors';
-import type { SpanGroup, SpanGroupLike } from './gate';
+import { spanGroup, type SpanGroup, type SpanGroupLike } from './gate';
 import { shared } from './global';
 import { VERSION } from './version';
 
@@ -43,9 +46,18 @@ function groupName(group: SpanGroupLike): string {
   return typeof group === 'string' ? group : group.name;
 }
 
+/** The global API's tracer, fetched again only when the global provider changes. */
+let globalTracer: { provider: TracerProvider; tracer: Tracer } | undefined;
+
 function defaultTracer(): Tracer {
   const telemetry = shared.telemetry as { readonly tracer?: Tracer } | undefined;
-  return telemetry?.tracer ?? trace.getTracer('nemo-lens', VERSION);
+  if (telemetry?.tracer !== undefined) return telemetry.tracer;
+  // trace.getTracer() per span costs a provider lookup and a key string; the SDK behind the
+  // global proxy provider changes only on (re)registration, so cache against it.
+  const global = trace.getTracerProvider();
+  const provider = global instanceof ProxyTracerProvider ? global.getDelegate() : global;
+  if (globalTracer?.provider !== provider) globalTracer = { provider, tracer: provider.getTracer('nemo-lens', VERSION) };
+  return globalTracer.tracer;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -88,10 +100,10 @@ function endQuietly(span: Span): void {
 }
 
 /** Run `fn(span)` with `span` current; end it when `fn` returns or its promise settles. */
-function runInSpan<T>(span: Span, fn: (span: Span) => T): T {
+function runInSpan<T>(span: Span, parent: Context, fn: (span: Span) => T): T {
   let result: T;
   try {
-    result = context.with(trace.setSpan(context.active(), span), fn, undefined, span);
+    result = context.with(trace.setSpan(parent, span), fn, undefined, span);
   } catch (error) {
     recordFailure(span, error);
     endQuietly(span);
@@ -123,13 +135,14 @@ function spanOptions(options: ManagedSpanOptions | undefined, group: string | un
 
 /** Start a span; if the tracer itself fails, run `fn` without one rather than fail the host. */
 function startAndRun<T>(name: string, options: ManagedSpanOptions | undefined, group: string | undefined, fn: (span: Span | undefined) => T): T {
+  const parent = context.active();
   let span: Span;
   try {
-    span = (options?.tracer ?? defaultTracer()).startSpan(name, spanOptions(options, group), context.active());
+    span = (options?.tracer ?? defaultTracer()).startSpan(name, spanOptions(options, group), parent);
   } catch {
     return fn(undefined);
   }
-  return runInSpan(span, fn);
+  return runInSpan(span, parent, fn);
 }
 
 function checkCallback(fn: unknown, api: string): void {
@@ -195,14 +208,18 @@ function runTraced(name: string, options: ManagedSpanOptions | undefined, group:
  * The wrapper keeps the function's `name` and `length`.
  */
 export function traceFn(group: SpanGroupLike, name: string, options?: ManagedSpanOptions): TraceFnDecorator {
+  // A string group becomes its gate handle once, here: every wrapper then reads a field of
+  // one hidden class, monomorphic however many groups the process uses (a `table[group]`
+  // read shared by all wrappers goes megamorphic as soon as two names exist; see bench/).
+  const gate = typeof group === 'string' ? spanGroup(group) : group;
   return function decorate<F extends AnyFunction>(fn: F): F {
     checkCallback(fn, 'traceFn(group, name)(fn)');
     const traced = function (this: unknown): unknown {
-      if (typeof group === 'string' ? table[group] !== true : group == null || (group as SpanGroup).enabled !== true) {
+      if (gate == null || (gate as SpanGroup).enabled !== true) {
         // `arguments` rather than a rest parameter: V8 forwards it without materialising an array.
         return fn.apply(this, arguments as unknown as unknown[]);
       }
-      return runTraced(name, options, groupName(group), fn, this, arguments);
+      return runTraced(name, options, gate.name, fn, this, arguments);
     };
     Object.defineProperty(traced, 'name', { value: fn.name, configurable: true });
     Object.defineProperty(traced, 'length', { value: fn.length, configurable: true });
