@@ -27,16 +27,16 @@ export function loadNative(): NativeLoad {
 }
 
 /**
- * The generated loader throws "Cannot find native binding" with one error per attempt chained
- * in `cause`, the last attempt first. Name them in the order tried, first line of each (a
- * require error adds its require stack on the following lines); the original stays the cause.
+ * One line, the original error as its cause. The generated loader throws "Cannot find native
+ * binding" with one error per attempt chained in `cause`, the last attempt first: name them in
+ * the order tried. Any other error (say, native/binding.cjs not built) keeps its first line; a
+ * require error adds its require stack on the following lines.
  */
 function loadFailure(error: unknown): Error {
   if (!(error instanceof Error)) return new Error(String(error));
-  if (!error.message.startsWith('Cannot find native binding')) return error;
+  const firstLine = (message: string) => message.split('\n', 1)[0]!;
+  if (!error.message.startsWith('Cannot find native binding')) return new Error(firstLine(error.message), { cause: error });
   const attempts: string[] = [];
-  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) {
-    attempts.unshift(cause.message.split('\n', 1)[0]!);
-  }
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) attempts.unshift(firstLine(cause.message));
   return new Error(`no native binary for ${process.platform}-${process.arch} loaded (${attempts.join('; ')})`, { cause: error });
 }
