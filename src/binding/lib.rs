@@ -189,3 +189,15 @@ impl NativeState {
             .map_err(|too_short| Error::new(Status::InvalidArg, too_short.to_string()))
     }
 }
+
+/// Test-only (cargo feature `panic-probe`, never in a shipped build): a method that panics, so
+/// scripts/soak-panic.sh can check that `catch_unwind` turns a panic into a thrown JS Error
+/// and leaves the instance usable.
+#[cfg(feature = "panic-probe")]
+#[napi]
+impl NativeState {
+    #[napi(js_name = "panicProbe", catch_unwind)]
+    pub fn panic_probe(&mut self, message: String) -> u32 {
+        panic!("{message}");
+    }
+}
