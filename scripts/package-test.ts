@@ -94,14 +94,30 @@ function lint(main: Tarball): void {
   console.log(`   attw: ${attw.stdout.match(/No problems found[^\n]*/)![0]}`);
 }
 
-/** The compilers a consumer may use: this project's TypeScript and the oldest 5.x (devDependency typescript-5.0). */
-const COMPILERS = ['typescript', 'typescript-5.0'];
+/** The oldest TypeScript 5.x a consumer may use, next to this project's own. */
+const OLDEST_TYPESCRIPT = '5.0.4';
+let oldestTsc: string | undefined;
+
+/**
+ * This project's tsc, and TypeScript 5.0 installed beside the consumers on first use. (Not a
+ * devDependency alias: its `tsc` command would shadow the project's in node_modules/.bin.)
+ */
+function compilers(work: string): string[] {
+  if (oldestTsc === undefined) {
+    const prefix = path.join(work, `typescript-${OLDEST_TYPESCRIPT}`);
+    fs.mkdirSync(prefix, { recursive: true });
+    run('npm', ['install', '--prefix', prefix, '--prefer-offline', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `typescript@${OLDEST_TYPESCRIPT}`], {
+      cwd: prefix,
+    });
+    oldestTsc = path.join(prefix, 'node_modules', 'typescript', 'bin', 'tsc');
+  }
+  return [binOf('typescript'), oldestTsc];
+}
 
 function typeCheck(dir: string): void {
   // The same TypeScript consumer as ESM (types.mts) and as CommonJS (types.cts).
   fs.copyFileSync(path.join(dir, 'types.mts'), path.join(dir, 'types.cts'));
-  for (const compiler of COMPILERS) {
-    const tsc = binOf(compiler);
+  for (const tsc of compilers(path.dirname(dir))) {
     const version = run(NODE, [tsc, '--version'], { cwd: dir }).stdout.trim();
     for (const resolution of ['node16', 'nodenext', 'bundler']) {
       run(NODE, [tsc, '-p', `tsconfig.${resolution}.json`], { cwd: dir });
