@@ -71,6 +71,15 @@ test.serial('wrong argument types are coded TypeErrors', (t) => {
   t.deepEqual(SpanRegistry.namespaces(), []);
 });
 
+test.serial('a string where names go is refused by the compiler and at run time', (t) => {
+  // @ts-expect-error a string is iterable, but not a list of names
+  t.throws(() => SpanRegistry.register('ns', 'step'), { instanceOf: TypeError });
+  // @ts-expect-error likewise for preset members
+  t.throws(() => SpanRegistry.register('ns', ['step'], { p: 'step' }), { instanceOf: TypeError });
+  // @ts-expect-error and for a pinned set
+  t.throws(() => setEnabledSpanGroups('step'), { instanceOf: TypeError });
+});
+
 test.serial('groups and presets accept any iterable; presets a Map or an object', (t) => {
   SpanRegistry.register('a', new Set(['x', 'y']), new Map([['p', new Set(['x'])]]));
   SpanRegistry.register('b', ['z'], { p: ['z'], q: [] });

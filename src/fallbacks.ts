@@ -11,7 +11,7 @@
 import type { Span } from '@opentelemetry/api';
 
 import type { SpanGroupLike } from './gate';
-import type { Presets, RegisterOptions, Resolved } from './registry';
+import type { Names, Presets, RegisterOptions, Resolved } from './registry';
 import type { ManagedSpanOptions, TraceFnDecorator } from './span';
 
 export function isSpanGroupEnabled(_name: SpanGroupLike): boolean {
@@ -48,7 +48,7 @@ export function safeSetSpanAttributes(
 const nothing: ReadonlySet<string> = new Set();
 
 export const SpanRegistry = Object.freeze({
-  register(_namespace: string, _groups: Iterable<string>, _presets?: Presets, _options?: RegisterOptions): void {},
+  register(_namespace: string, _groups: Names, _presets?: Presets, _options?: RegisterOptions): void {},
   unregister(_namespace: string): void {},
   clear(): void {},
   groups(): ReadonlySet<string> {

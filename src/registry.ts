@@ -14,8 +14,15 @@ export interface RegisterOptions {
   readonly allowOverride?: boolean;
 }
 
+/**
+ * Names: an array, a Set or any other iterable of strings, but not a string itself (which
+ * is iterable too; the reference would split it into characters, we refuse it, and `& object`
+ * makes the compiler refuse it first).
+ */
+export type Names = Iterable<string> & object;
+
 /** Preset name → group names, as a plain object or a Map. */
-export type Presets = Readonly<Record<string, Iterable<string>>> | ReadonlyMap<string, Iterable<string>>;
+export type Presets = Readonly<Record<string, Names>> | ReadonlyMap<string, Names>;
 
 export interface Resolved {
   readonly enabled: ReadonlySet<string>;
@@ -35,7 +42,7 @@ function specText(spec: unknown): string {
 
 export const SpanRegistry = Object.freeze({
   /** Register the span groups (and named presets of them) that `namespace` emits. */
-  register(namespace: string, groups: Iterable<string>, presets?: Presets, options?: RegisterOptions): void {
+  register(namespace: string, groups: Names, presets?: Presets, options?: RegisterOptions): void {
     const ns = checkName(namespace, 'namespace');
     const names = checkNames(groups, `the groups of namespace "${ns}"`);
     const presetEntries = checkPresets(presets, ns);
@@ -80,7 +87,7 @@ export function setSpanGroupSpec(spec: string): void {
 }
 
 /** Enable exactly these names (as given, no normalisation) and drop the spec. */
-export function setEnabledSpanGroups(names: Iterable<string>): void {
+export function setEnabledSpanGroups(names: Names): void {
   apply(shared.core.pin(checkNames(names, 'the enabled span groups')));
 }
 
