@@ -16,6 +16,7 @@ import type * as Mitata from 'mitata' with { 'resolution-mode': 'import' };
 
 import type { CaseContext, CaseModule, Prepared } from './cases/types';
 import type { TimedPrepared } from './cases/scale';
+import { distDir } from './lib/package';
 import type { ChildJob, ChildResult, MemoryStats, TimeStats } from './lib/protocol';
 
 const MODULES: Readonly<Record<string, () => CaseModule>> = {
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
   };
   const prepared = await setup(context);
 
-  const result: ChildResult = { job, node: process.version, execArgv: process.execArgv };
+  const result: ChildResult = { job, node: process.version, execArgv: process.execArgv, dist: distDir() };
   if (job.kind === 'micro') result.time = await micro(mitata.measure, prepared, job);
   else if (job.kind === 'timed') {
     if (!('before' in prepared)) throw new Error(`${job.module}/${job.case} is not a timed case`);

@@ -14,7 +14,7 @@
  * leftovers (a registered SDK, a megamorphic call site). Each child runs one case: see child.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -234,6 +234,8 @@ class Runner {
       return undefined;
     }
     const result = JSON.parse(readFileSync(out, 'utf8')) as ChildResult;
+    const expected = process.env['BENCH_DIST'];
+    if (expected !== undefined && result.dist !== expected) throw new Error(`bench: ${config.id} measured ${result.dist}, not the snapshot ${expected}`);
     const summary = result.time
       ? `${result.time.p50.toFixed(result.time.p50 < 100 ? 3 : 0)} ns/op`
       : `${result.memory!.bytesPerCall.toFixed(4)} B/call, ${result.memory!.gcs} GCs`;
@@ -246,7 +248,14 @@ class Runner {
   }
 }
 
-function build(skip: boolean): void {
+/**
+ * Compile src/ into a private snapshot (<tmp>/dist, with a copy of native/ beside it and
+ * node_modules linked), the code the package ships, and point every child at it through
+ * BENCH_DIST: dist/ and native/ are shared build outputs that other work (npm test) rebuilds.
+ * Returns the snapshot directory to delete at the end, or undefined with --skip-build (which
+ * measures the existing dist/ and native/ in place).
+ */
+function build(skip: boolean): string | undefined {
   const native = path.join(ROOT, 'native');
   const hasBinary = existsSync(native) && readdirSync(native).some((file) => file.endsWith('.node'));
   if (!hasBinary) {
@@ -254,15 +263,23 @@ function build(skip: boolean): void {
     const built = spawnSync('npm', ['run', 'build:native'], { cwd: ROOT, stdio: 'inherit' });
     if (built.status !== 0) throw new Error('bench: npm run build:native failed; the native backend cannot be measured');
   }
-  if (skip) return;
+  if (skip) return undefined;
+  const snapshot = mkdtempSync(path.join(os.tmpdir(), 'nemo-lens-bench-build-'));
   // The project's own compiler (the `typescript` devDependency), as `npm run build:ts` runs it;
   // called by path because node_modules/.bin/tsc can belong to another TypeScript installed
-  // alongside (an alias package for testing consumers on older compilers).
+  // alongside (an older compiler for testing consumers).
   const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
   const version = (JSON.parse(readFileSync(path.join(path.dirname(tsc), '..', 'package.json'), 'utf8')) as { version: string }).version;
-  process.stderr.write(`bench: compiling src/ into dist/ with TypeScript ${version} (tsconfig.build.json), the code the package ships\n`);
-  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('bench: compiling src/ failed; refusing to measure a stale dist/ (use --skip-build to measure it anyway)');
+  process.stderr.write(`bench: compiling src/ with TypeScript ${version} (tsconfig.build.json) into a private snapshot, ${snapshot}\n`);
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(snapshot, 'dist')], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) {
+    rmSync(snapshot, { recursive: true, force: true });
+    throw new Error('bench: compiling src/ failed; nothing measured (use --skip-build to measure the existing dist/)');
+  }
+  cpSync(native, path.join(snapshot, 'native'), { recursive: true });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(snapshot, 'node_modules'), 'dir');
+  process.env['BENCH_DIST'] = path.join(snapshot, 'dist');
+  return snapshot;
 }
 
 function rotate<T>(items: readonly T[], by: number): T[] {
@@ -373,7 +390,7 @@ function main(): void {
     return;
   }
   const started = Date.now();
-  build(options.skipBuild);
+  const snapshot = build(options.skipBuild);
   const machine = describeMachine(ROOT);
   const all = plan(options.quick);
   const keep = (configs: Config[]): Config[] => configs.filter((c) => options.only === undefined || options.only.test(c.id));
@@ -431,6 +448,7 @@ function main(): void {
     if (runner.failures.length > 0) process.exitCode = 1;
   } finally {
     runner.cleanup();
+    if (snapshot !== undefined) rmSync(snapshot, { recursive: true, force: true });
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 
-import { DIST, ROOT } from '../lib/package';
+import { ROOT, distDir } from '../lib/package';
 
 export interface StartupTarget {
   readonly name: string;
@@ -20,14 +20,14 @@ export function startupTargets(): StartupTarget[] {
   return [
     { name: 'node', label: 'node, nothing required', request: undefined },
     { name: 'otel-api', label: '`@opentelemetry/api`', request: require.resolve('@opentelemetry/api', { paths: [ROOT] }) },
-    { name: 'nemo-lens', label: '`nemo-lens` (native core)', request: path.join(DIST, 'index.js') },
-    { name: 'nemo-lens-js', label: '`nemo-lens` (NEMO_LENS_BACKEND=js)', request: path.join(DIST, 'index.js'), env: { NEMO_LENS_BACKEND: 'js' } },
+    { name: 'nemo-lens', label: '`nemo-lens` (native core)', request: path.join(distDir(), 'index.js') },
+    { name: 'nemo-lens-js', label: '`nemo-lens` (NEMO_LENS_BACKEND=js)', request: path.join(distDir(), 'index.js'), env: { NEMO_LENS_BACKEND: 'js' } },
     {
       // Not a way to use the package today: what its import would cost if the telemetry stack
       // (SDK, exporters) were loaded on first use instead of by index.js.
       name: 'nemo-lens-core-modules',
       label: '`nemo-lens` registry, gate, span and warning modules only (no telemetry stack)',
-      request: ['registry.js', 'gate.js', 'span.js', 'attributes.js', 'warnings.js'].map((file) => path.join(DIST, file)),
+      request: ['registry.js', 'gate.js', 'span.js', 'attributes.js', 'warnings.js'].map((file) => path.join(distDir(), file)),
     },
   ];
 }

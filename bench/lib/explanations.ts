@@ -2,19 +2,22 @@
  * The prose of the README section that numbers cannot carry: how the figures were taken, and
  * for each target a run can miss, why it misses (with the evidence in bench/results/profile.md)
  * and what would close it. A note appears when one of its targets missed in that run, or
- * always for findings that are not targets of the issue.
+ * when the run shows a finding outside the issue's targets.
  */
+import type { Results } from './results';
+import { delta, find } from './targets';
 
 export const METHOD = `How to read the tables: every row runs in a fresh \`node\` process (so no OpenTelemetry
 global and no JIT feedback leaks between rows) against the compiled package in \`dist/\`, with
 the public functions bound to local consts as \`const { managedSpan } = require('nemo-lens')\`
-does. Each row is the median over rounds of mitata's median batch time; small figures in
+does (the harness compiles \`src/\` into a private snapshot with a copy of \`native/\` first, so
+builds elsewhere during a run cannot change the code under test). Each row is the median over rounds of mitata's median batch time; small figures in
 brackets are the range over rounds. **Δ** is the overhead over the baseline of the same mode (a
 bare call of the same work function); **× baseline** divides by it; **vs X** is X's ns/op divided
 by the row's (how many times cheaper the row is, both including the same work). The targets use
 Δ; a Δ below the resolution of the run ({resolution} ns in mode mono: the larger of the difference
-between two identical baseline processes, the spread of the reference rows, 2% of the baseline
-and 0.05 ns) is clamped to it, and the ratio is then a lower bound (≥). Profiles and other
+between two identical baseline processes, the median absolute deviation of the reference rows
+over rounds, 2% of the baseline and 0.05 ns) is clamped to it, and the ratio is then a lower bound (≥). Profiles and other
 evidence: [\`bench/results/profile.md\`](bench/results/profile.md).`;
 
 export const PROPOSALS_INTRO = `Each row is a stand-alone copy of one way to answer a gate, run like the
@@ -25,9 +28,15 @@ after measuring). Source: [\`bench/cases/proposals.ts\`](bench/cases/proposals.t
 export interface Explanation {
   /** Target ids (lib/targets.ts) this note explains; shown when one of them missed. */
   readonly targets: readonly string[];
-  /** Show even when no target missed (a finding outside the issue's targets). */
-  readonly always?: boolean;
+  /** Also shown when this holds for the run (a finding outside the issue's targets). */
+  readonly when?: (results: Results) => boolean;
   readonly text: string;
+}
+
+/** Overhead of an \`ours\` row over the baseline of its mode, in ns (NaN when not measured). */
+function oursDelta(results: Results, name: string, mode: 'mono' | 'mega', backend: 'native' | 'js'): number {
+  const entry = find(results.micro, 'ours', name, mode, backend);
+  return entry === undefined ? NaN : (delta(results, entry) ?? NaN);
 }
 
 export const EXPLANATIONS: readonly Explanation[] = [
@@ -62,7 +71,7 @@ the same as a boolean field with or without inlining (row "handle STEP.enabled")
   },
   {
     targets: [],
-    always: true,
+    when: (results) => oursDelta(results, 'tracefn', 'mega', 'native') > 1,
     text: `**A \`traceFn('step', …)\` wrapper pays the megamorphic table read on every call, though its
 group is fixed when the wrapper is made.** All wrappers share one closure literal, hence one feedback
 vector, so with two string groups anywhere in the process the \`table[group]\` read in every wrapper
@@ -77,19 +86,19 @@ current by every resolution, odd values disabled. (The wrapper no longer allocat
   {
     targets: ['enabled'],
     text: `**Enabled \`managedSpan\` costs more than a hand-written \`startActiveSpan\`** ({enabledRatio} with the
-\`tracer\` option, {enabledGlobalRatio} through the global tracer; the same call with the group attribute, {rawAttributeRatio}). Both do the same SDK
-work (ids, a span, an AsyncLocalStorage context switch, the batch processor). Profile §6 shows what
-\`managedSpan\` adds, none of it dominant: the \`nemo.span_group\` attribute, which the SDK validates
-and stores (\`sanitizeAttributes\`; the row "startActiveSpan(name, { attributes }, fn)" prices the
-attribute alone), its own frames (\`startAndRun\`, \`runInSpan\`, the closure around the callback,
-the thenable check), fresh options and attributes objects per span, and a second
-\`context.active()\`. With no \`tracer\` option and no \`setupTelemetry\`, \`trace.getTracer()\` runs
-per span as well (row "global tracer"). The candidate rows are copies of the enabled path with the
-context read once, and with one frozen options object per group; compare them with the copy of
-today's path to see what each recovers. **What would close it:** cache the default tracer (or
-require the \`tracer\` option / a set-up telemetry handle on hot paths), read the context once,
-build the per-group options once; the attribute is part of the product, so "raw with the same
-attribute" is the fair floor, and the target is better stated against it.`,
+\`tracer\` option, {enabledGlobalRatio} through the global tracer). Both do the same SDK work (ids, a
+span, an AsyncLocalStorage context switch, the batch processor), which dominates both profiles
+(profile §6). On top of it \`managedSpan\` adds the \`nemo.span_group\` attribute (alone:
+{rawAttributeRatio}, row "startActiveSpan(name, { attributes }, fn)"), its own frames
+(\`startAndRun\`, \`runInSpan\`, the thenable check, two try/catch), fresh options and attributes
+objects per span, and a second \`context.active()\`; with no \`tracer\` option and no
+\`setupTelemetry\`, a \`trace.getTracer()\` lookup per span too. The candidate rows are copies of the
+enabled path: as today {copyRatio}, with the context read once {oneActiveRatio}, and also with one
+frozen options object per group {leanRatio}; each recovers a little, none reaches 1.05×. Between
+rounds the raw row itself moves by ±{rawSpread}, so 1.05× is near what this machine resolves.
+**What would close it:** take those two changes, cache the default tracer per provider, and inline
+\`runInSpan\` into \`startAndRun\`; since the group attribute is part of the product, state the target
+against "raw with the same attribute".`,
   },
   {
     targets: ['scale-10k', 'scale-10'],
@@ -115,19 +124,20 @@ value per name.`,
   },
   {
     targets: ['import'],
-    text: `**Importing the package costs {importRatio} importing \`@opentelemetry/api\`** ({importMs} against {apiMs} ms).
-Profile §4 splits it per package: besides \`@opentelemetry/api\` and \`nemo-lens\`'s own files, the time goes to the telemetry
-stack that \`src/index.ts\` imports eagerly through \`telemetry/setup\`: \`@opentelemetry/core\`,
-\`sdk-trace\`, \`resources\`, \`semantic-conventions\`, and both OTLP exporters, whose transformer pulls
-in \`@opentelemetry/sdk-metrics\`. Requiring only the registry, gate, span and warning
-modules (row "no telemetry stack" in the start-up table) costs {coreModulesRatio} the API alone. **What would close it:** load the telemetry stack on first use
-(\`require\` inside \`setupTelemetry\`, or a \`nemo-lens/telemetry\` entry point, keeping its types with
-\`import type\`), and require an OTLP exporter package only when \`exporter=otlp\` is chosen. Library
-code that only registers groups and gates sites would then never load the SDK.`,
+    text: `**Importing the package costs {importRatio} importing \`@opentelemetry/api\`** ({importMs} against {apiMs} ms;
+{importJsRatio} with the twin forced). The SDK and exporters load on first \`setupTelemetry\` since
+b74eaff, so profile §4 shows only \`@opentelemetry/api\`, the native binding (napi-rs's generated
+loader and the \`.node\` file, a few ms: the difference between the native and twin rows) and
+nemo-lens's own modules, about twenty files at a fraction of a millisecond each. The import sits at
+the 1.5× line, so run-to-run noise decides the verdict. **What would close it with margin:** load
+the TypeScript twin only when the native core does not load (\`select.ts\` requires it
+unconditionally), keep the telemetry modules that remain on the import path (\`config\`,
+\`setup\`, \`propagation\`, \`exporters\`) behind the functions that need them, and ship \`dist/\` as
+one bundled file instead of ~20 modules.`,
   },
   {
     targets: [],
-    always: true,
+    when: (results) => oursDelta(results, 'managed-module', 'mono', 'native') > 1,
     text: `**\`nemo.managedSpan(…)\` through the module object costs ~8 ns a call** (row "via the module
 object"; profile §3). tsc's CommonJS output first sets every export to \`void 0\` and then redefines
 each re-export as an accessor; redefining data properties as accessors turns \`exports\` into a

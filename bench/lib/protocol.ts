@@ -44,6 +44,8 @@ export interface ChildResult {
   readonly job: ChildJob;
   readonly node: string;
   readonly execArgv: readonly string[];
+  /** The compiled package the child measured (the runner's snapshot). */
+  readonly dist: string;
   time?: TimeStats;
   memory?: MemoryStats;
 }

@@ -202,6 +202,10 @@ function facts(results: Results): Record<string, string> {
   out['enabledRatio'] = ratio('managed-tracer');
   out['enabledGlobalRatio'] = ratio('managed-global');
   out['rawAttributeRatio'] = ratio('raw-attribute');
+  out['copyRatio'] = ratio('copy-current');
+  out['oneActiveRatio'] = ratio('copy-one-active');
+  out['leanRatio'] = ratio('copy-lean');
+  out['rawSpread'] = raw ? `${Math.round((100 * (Math.max(...raw.rounds) - Math.min(...raw.rounds))) / 2 / raw.ns)}%` : '?';
   const startup = (name: string) => results.startup.find((e) => e.name === name);
   const api = startup('otel-api');
   const ours = startup('nemo-lens');
@@ -209,6 +213,8 @@ function facts(results: Results): Record<string, string> {
   out['apiMs'] = api ? fmt(api.importMs) : '?';
   out['importMs'] = ours ? fmt(ours.importMs) : '?';
   out['importRatio'] = api && ours ? fmtRatio(ours.importMs / api.importMs) : '?';
+  const oursJs = startup('nemo-lens-js');
+  out['importJsRatio'] = api && oursJs ? fmtRatio(oursJs.importMs / api.importMs) : '?';
   out['coreModulesRatio'] = api && coreModules ? fmtRatio(coreModules.importMs / api.importMs) : '?';
   return out;
 }
@@ -331,7 +337,7 @@ export function renderMarkdown(results: Results, svgPath: string): string {
   out.push('');
   out.push(targetsTable(results));
   out.push('');
-  const notes = EXPLANATIONS.filter((note) => note.always || note.targets.some((id) => missed.has(id)));
+  const notes = EXPLANATIONS.filter((note) => (note.when?.(results) ?? false) || note.targets.some((id) => missed.has(id)));
   if (notes.length > 0) {
     out.push('### Why the misses, what would close them, and other findings');
     out.push('');
