@@ -24,6 +24,8 @@ export interface ExportTarget {
 export class GuardedExporter implements SpanExporter {
   private failing = false;
   private readonly pending = new Set<Callback>();
+  /** Told how many spans each export takes off the processor's queue (see batch-processor.ts). */
+  onHandOff: (count: number) => void = () => undefined;
 
   /**
    * @param target where spans go and what to check when that fails, for the warning
@@ -35,6 +37,7 @@ export class GuardedExporter implements SpanExporter {
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: Callback): void {
+    this.onHandOff(spans.length);
     let answered = false;
     const answer: Callback = (result) => {
       if (answered) return;

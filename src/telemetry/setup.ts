@@ -25,7 +25,7 @@
  */
 import { ROOT_CONTEXT, ProxyTracerProvider, context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
 import { shared } from '../global';
 import { markSetupDone, setEnabledSpanGroups, setSpanGroupSpec } from '../registry';
@@ -34,6 +34,7 @@ import { emitWarning } from '../warnings';
 import { NemoLensConfig, type NemoLensConfigOptions } from './config';
 import { BaseContextManager } from './context-manager';
 import { planExporter } from './exporters';
+import { WatchedBatchSpanProcessor } from './batch-processor';
 import { GuardedExporter } from './guarded-exporter';
 import { CryptoIdGenerator } from './ids';
 import { OpenSpanTracker } from './open-spans';
@@ -137,7 +138,7 @@ export function installTelemetry(
     const exporter = plan.build && new GuardedExporter(plan.build(), plan.target);
     const tracker = new OpenSpanTracker();
     const processors: SpanProcessor[] = [tracker];
-    if (exporter) processors.push(internal.processor === 'simple' ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter));
+    if (exporter) processors.push(internal.processor === 'simple' ? new SimpleSpanProcessor(exporter) : new WatchedBatchSpanProcessor(exporter));
     const provider = new NodeTracerProvider({ resource: buildResource(resource), idGenerator: new CryptoIdGenerator(), spanProcessors: processors });
     setup = new Setup(provider.getTracer('nemo-lens', VERSION), { provider, exporter, tracker });
     replace(previous);
