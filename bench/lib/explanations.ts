@@ -55,8 +55,9 @@ of enabled names is the cheapest, {setMega}, and flat across modes; today's tabl
 there, is the cheapest monomorphically). **What closes it: gate handles.** \`const STEP = spanGroup('step')\` once, then
 \`managedSpan(STEP, …)\` or \`if (STEP.enabled)\`: every handle has the same hidden class, so the
 \`enabled\` load stays monomorphic in every mode (rows "managedSpan(STEP, …)" and "handle
-STEP.enabled", Δ ≈ 0 in mode mega). Recommend handles for hot sites in the docs, and let
-\`traceFn\` resolve its group to a handle at wrap time (below). If flat costs for strings matter
+STEP.enabled", Δ ≈ 0 in mode mega). Recommend handles for hot sites in the docs. (\`traceFn\`
+already turns a string group into its handle when the wrapper is made, so its rows stay near 0
+in mode mega.) If flat costs for strings matter
 more than the best case, a Set of enabled names trades the monomorphic ~0 ns for ~3 ns everywhere.`,
   },
   {
@@ -94,10 +95,13 @@ span, an AsyncLocalStorage context switch, the batch processor), which dominates
 objects per span, and a second \`context.active()\`; with no \`tracer\` option and no
 \`setupTelemetry\`, a \`trace.getTracer()\` lookup per span too. The candidate rows are copies of the
 enabled path: as today {copyRatio}, with the context read once {oneActiveRatio}, and also with one
-frozen options object per group {leanRatio}; each recovers a little, none reaches 1.05×. Between
-rounds the raw row itself moves by ±{rawSpread}, so 1.05× is near what this machine resolves.
-**What would close it:** take those two changes, cache the default tracer per provider, and inline
-\`runInSpan\` into \`startAndRun\`; since the group attribute is part of the product, state the target
+frozen options object per group {leanRatio}. Between rounds the raw row itself moves by
+±{rawSpread}, and the copies differ from each other by about as much, so none of these changes is a
+demonstrated fix on this machine, and no single cost explains the gap. **What would close it:**
+fewer frames and objects per span (inline \`runInSpan\` into \`startAndRun\`, read the context once,
+build the per-group options once, cache the default tracer per provider), measured with an
+in-process A/B that alternates both paths many times (process-to-process noise here is as large as
+the target's 5%); and, since the group attribute is part of the product, state the target
 against "raw with the same attribute".`,
   },
   {
