@@ -5,7 +5,7 @@
  *   npm run bench -- --quick        one short round (< 2 minutes), writes bench/results/quick.tmp.*
  *   npm run bench -- --readme       also rewrite the README "Performance" section from the results
  *   npm run bench -- --only REGEX   only configurations whose id matches (e.g. --only 'micro:ours'), into partial.tmp.*
- *   npm run bench -- --skip-build   do not rebuild dist/ first
+ *   npm run bench -- --skip-build   measure the existing dist/ and native/ in place (no private snapshot build)
  *   npm run bench -- --no-profile   skip bench/profile.ts (the evidence in bench/results/profile.md; full runs only)
  *   npm run bench -- --render FILE  only re-render the table, chart and README from a results file
  *
