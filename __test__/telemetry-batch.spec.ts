@@ -1,4 +1,4 @@
-/** The batch processor's dropped spans are reported, once per run of drops. */
+/** Export trouble is reported once: dropped spans once per run of drops, an outage once even when shutdown then times out. */
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import test from 'ava';
@@ -77,6 +77,62 @@ test.serial('spans dropped on a full queue warn once per run of drops; the next 
       t.is(dropped().length, 2);
       held.release();
       await telemetry.shutdown(1000);
+    });
+  } finally {
+    stop();
+    await resetTelemetry();
+  }
+});
+
+test.serial('a shutdown that times out during a reported outage adds no second warning', async (t) => {
+  await resetTelemetry();
+  const warnings: NemoLensWarning[] = [];
+  const stop = onWarning((warning) => warnings.push(warning));
+  let calls = 0;
+  // The first export fails (the outage is reported); every later one never answers.
+  const exporter: SpanExporter = {
+    export: (_spans, done) => {
+      calls++;
+      if (calls === 1) done({ code: 1, error: new Error('ECONNREFUSED') });
+    },
+    shutdown: async () => undefined,
+  };
+  try {
+    await withLimits(100, 2, async () => {
+      SpanRegistry.register('app', ['step']);
+      const telemetry = setupTelemetry({ enabled: true, spanGroups: 'step' }, { spanExporter: exporter });
+      emit(2); // a full batch, exported at once: fails
+      await new Promise((resolve) => setImmediate(resolve));
+      emit(1); // queued until shutdown flushes it into the exporter, which now never answers
+      await telemetry.shutdown(200);
+      t.true(calls >= 2);
+      t.deepEqual(
+        warnings.map((w) => w.code),
+        ['NEMO_LENS_EXPORT_FAILED'],
+      );
+    });
+  } finally {
+    stop();
+    await resetTelemetry();
+  }
+});
+
+test.serial('a shutdown that times out with no outage reported says so', async (t) => {
+  await resetTelemetry();
+  const warnings: NemoLensWarning[] = [];
+  const stop = onWarning((warning) => warnings.push(warning));
+  const held = heldExporter();
+  try {
+    await withLimits(100, 2, async () => {
+      SpanRegistry.register('app', ['step']);
+      const telemetry = setupTelemetry({ enabled: true, spanGroups: 'step' }, { spanExporter: held.exporter });
+      emit(1); // stays queued until shutdown flushes it into the exporter, which never answers
+      await telemetry.shutdown(200);
+      t.is(held.exported(), 1);
+      t.deepEqual(
+        warnings.map((w) => w.code),
+        ['NEMO_LENS_SHUTDOWN_TIMEOUT'],
+      );
     });
   } finally {
     stop();

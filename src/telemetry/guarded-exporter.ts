@@ -70,6 +70,11 @@ export class GuardedExporter implements SpanExporter {
     this.failing = wasFailing;
   }
 
+  /** In a run of failed exports, already reported: spans are being dropped. */
+  get isFailing(): boolean {
+    return this.failing;
+  }
+
   get description(): string {
     return this.target.description;
   }

@@ -299,8 +299,10 @@ async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: numb
     tracker.endAll();
     const outcome = await settleWithin(provider.shutdown(), timeoutMs);
     if (outcome === 'timeout') {
+      // During a reported outage the timeout is the same news: spans are being dropped.
+      const reported = exporter?.isFailing === true;
       exporter?.abandon(`nemo-lens shutdown gave up after ${timeoutMs} ms`);
-      emitWarning(
+      if (!reported) emitWarning(
         'NEMO_LENS_SHUTDOWN_TIMEOUT',
         `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the exporter'} did not answer); ` +
           'spans not yet exported are dropped. ' +
