@@ -4,9 +4,15 @@
  * with the load error as `cause`. A normal fallback prints nothing unless NEMO_LENS_DEBUG is set.
  */
 import { NemoLensError } from '../errors';
-import { JsState } from './js/state';
+import type * as Twin from './js/state';
 import { loadNative } from './native';
 import type { CoreState } from './types';
+
+/** The twin loads only when it is used: a process on the native core never parses it. */
+function createTwin(): CoreState {
+  const { JsState } = require('./js/state') as typeof Twin;
+  return new JsState();
+}
 
 export type BackendName = 'native' | 'js';
 
@@ -25,7 +31,7 @@ export function selectBackend(env: NodeJS.ProcessEnv = process.env): BackendChoi
       `nemo-lens: NEMO_LENS_BACKEND=${JSON.stringify(env['NEMO_LENS_BACKEND'])} is not a backend; use "native", "js", or leave it unset.`,
     );
   }
-  if (forced === 'js') return { backend: 'js', core: new JsState(), nativeLoadError: undefined };
+  if (forced === 'js') return { backend: 'js', core: createTwin(), nativeLoadError: undefined };
 
   const native = loadNative();
   if (native.ok) return { backend: 'native', core: native.create(), nativeLoadError: undefined };
@@ -40,5 +46,5 @@ export function selectBackend(env: NodeJS.ProcessEnv = process.env): BackendChoi
   if (env['NEMO_LENS_DEBUG']) {
     process.stderr.write(`nemo-lens: using the TypeScript core; the native core did not load: ${native.error.message}\n`);
   }
-  return { backend: 'js', core: new JsState(), nativeLoadError: native.error };
+  return { backend: 'js', core: createTwin(), nativeLoadError: native.error };
 }
