@@ -9,6 +9,7 @@ pub mod normalize;
 pub mod registry;
 pub mod spec;
 pub mod state;
+pub mod symbols;
 
 pub use registry::PresetEntry;
 pub use state::{BitsetTooShort, State};

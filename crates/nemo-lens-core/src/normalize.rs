@@ -3,6 +3,8 @@
 //! `str::trim` is not Python's `strip`: Python strips the Unicode White_Space set plus the
 //! information separators U+001C..U+001F, which `char::is_whitespace` leaves in place.
 
+use std::borrow::Cow;
+
 /// The characters Python's `str.strip()` removes (those for which `str.isspace()` is true).
 pub fn is_python_whitespace(c: char) -> bool {
     matches!(
@@ -28,7 +30,21 @@ pub fn strip_whitespace(value: &str) -> &str {
 
 /// Group names, preset names, preset members and spec tokens: strip, then full Unicode lowercase.
 pub fn normalize_name(value: &str) -> String {
-    strip_whitespace(value).to_lowercase()
+    normalize(value).into_owned()
+}
+
+/// [`normalize_name`] without a copy when the name is already normalised (ASCII with no
+/// capitals and no outer whitespace: the common case, and the only one that needs no work).
+pub fn normalize(value: &str) -> Cow<'_, str> {
+    let stripped = strip_whitespace(value);
+    if stripped
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+    {
+        Cow::Borrowed(stripped)
+    } else {
+        Cow::Owned(stripped.to_lowercase())
+    }
 }
 
 #[cfg(test)]
@@ -74,5 +90,16 @@ mod tests {
         // Final sigma is context-sensitive in Python, JS and Rust alike.
         assert_eq!(normalize_name("ΟΔΟΣ"), "οδος");
         assert_eq!(normalize_name("ÉTAPE"), "étape");
+    }
+
+    #[test]
+    fn borrows_what_is_already_normalised() {
+        assert!(matches!(
+            normalize("\tper_step "),
+            Cow::Borrowed("per_step")
+        ));
+        assert!(matches!(normalize("Step"), Cow::Owned(_)));
+        assert!(matches!(normalize("étape"), Cow::Owned(_)));
+        assert_eq!(normalize("étape"), "étape");
     }
 }

@@ -1,11 +1,19 @@
 //! The span-group registry: namespaces, the groups they own and their presets.
 //! Mirrors `src/backends/js/registry.ts` step for step (JS `Map` order ⇔ `IndexMap` order).
+//!
+//! Names are interned ([`Symbols`]) and kept as ids: a registration is a list of ids, a group's
+//! owners are namespace ids (one inline, more in a side map), membership is an array indexed
+//! by id, and the merged presets are computed once per registry change and then reused.
+
+use std::borrow::Cow;
+use std::cell::OnceCell;
 
 use indexmap::{IndexMap, IndexSet};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::messages;
-use crate::normalize::normalize_name;
-use crate::spec::spec_tokens;
+use crate::normalize::normalize;
+use crate::symbols::{Sym, SymSet, Symbols};
 use crate::Diagnostic;
 
 /// The preset every registry has: every registered group. Reserved as a group and preset name.
@@ -14,18 +22,23 @@ pub const ALL: &str = "all";
 /// A preset as passed to `register`: its name and members, both as given.
 pub type PresetEntry = (String, Vec<String>);
 
+type FxIndexMap<K, V> = IndexMap<K, V, FxBuildHasher>;
+
+/// No id: `owner[group]` of a name that is not a registered group.
+const NONE: Sym = Sym::MAX;
+
 struct Registration {
     /// Normalised, deduplicated, in the order given.
-    groups: Vec<String>,
+    groups: Vec<Sym>,
     /// Normalised preset name → normalised members (deduplicated, in the order given).
     /// A later duplicate name wins but keeps the first one's position, as a JS `Map` does.
-    presets: IndexMap<String, Vec<String>>,
+    presets: Vec<(Sym, Vec<Sym>)>,
 }
 
 /// A successful registration.
 pub struct Registered {
-    /// The namespace's groups, normalised.
-    pub groups: Vec<String>,
+    /// The namespace's groups, normalised (ids; [`Registry::name`] gives the text).
+    pub groups: Vec<Sym>,
     /// Shared groups, then preset members nobody registers.
     pub warnings: Vec<Diagnostic>,
 }
@@ -40,24 +53,97 @@ pub struct Resolved {
     pub tokens: usize,
 }
 
-fn dedupe(names: impl IntoIterator<Item = String>) -> Vec<String> {
-    names
-        .into_iter()
-        .collect::<IndexSet<_>>()
-        .into_iter()
-        .collect()
+/// [`Resolved`] with the enabled groups as ids.
+pub struct ResolvedIds {
+    pub enabled: Vec<Sym>,
+    pub pending: Vec<String>,
+    pub tokens: usize,
+}
+
+/// The presets of every registration merged by name (`all` aside: it is `order`).
+#[derive(Default)]
+struct Merged {
+    /// In order of first appearance; members registered, deduplicated, in first appearance.
+    presets: Vec<(Sym, Vec<Sym>)>,
+    /// Preset name → position in `presets`.
+    index: FxHashMap<Sym, usize>,
+}
+
+/// Marks ids as seen without clearing between uses: an id is marked when its entry equals
+/// the current stamp, and every `next` starts a fresh, empty set.
+#[derive(Default)]
+struct Marks {
+    stamps: Vec<u32>,
+    stamp: u32,
+}
+
+impl Marks {
+    fn next(&mut self, ids: usize) {
+        if self.stamps.len() < ids {
+            self.stamps.resize(ids, 0);
+        }
+        if self.stamp == u32::MAX {
+            self.stamps.fill(0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+    }
+
+    /// Mark `sym`; true when it was not marked yet (ids must be below the `next` bound).
+    fn insert(&mut self, sym: Sym) -> bool {
+        let slot = &mut self.stamps[sym as usize];
+        let fresh = *slot != self.stamp;
+        *slot = self.stamp;
+        fresh
+    }
+
+    fn contains(&self, sym: Sym) -> bool {
+        self.stamps.get(sym as usize) == Some(&self.stamp)
+    }
+
+    /// Keep the first occurrence of each id, in order.
+    fn dedupe(&mut self, ids: usize, syms: impl IntoIterator<Item = Sym>) -> Vec<Sym> {
+        self.next(ids);
+        syms.into_iter().filter(|&sym| self.insert(sym)).collect()
+    }
 }
 
 #[derive(Default)]
 pub struct Registry {
+    /// Every name the registry stores (and the state's pinned names), interned.
+    names: Symbols,
     /// Registration order; an override keeps the namespace's position.
-    by_namespace: IndexMap<String, Registration>,
-    /// Group → owning namespaces, in the order groups first became registered (a group
-    /// whose last owner leaves is removed, so re-registering it moves it to the end).
-    owners: IndexMap<String, IndexSet<String>>,
+    by_namespace: FxIndexMap<Sym, Registration>,
+    /// Registered groups in the order they first became registered (a group whose last owner
+    /// leaves is removed, so re-registering it moves it to the end).
+    order: Vec<Sym>,
+    /// Indexed by id: a registered group's first owning namespace, `NONE` for any other name.
+    owner: Vec<Sym>,
+    /// The further owners of groups that have more than one.
+    more_owners: FxHashMap<Sym, Vec<Sym>>,
+    /// The merged presets, computed on first use after each registry change.
+    merged: OnceCell<Merged>,
+    /// Scratch sets for `register` (deduplication, and the new registration's own groups).
+    seen: Marks,
+    own: Marks,
 }
 
 impl Registry {
+    /// The text of an interned name.
+    pub fn name(&self, sym: Sym) -> &str {
+        self.names.name(sym)
+    }
+
+    /// Intern a name as given (the state's pinned names; no normalisation).
+    pub fn intern(&mut self, name: &str) -> Sym {
+        self.names.intern(name)
+    }
+
+    /// The id of a name, if it was ever interned.
+    pub fn lookup(&self, name: &str) -> Option<Sym> {
+        self.names.get(name)
+    }
+
     /// Validate, then replace or add; an `Err` leaves everything unchanged.
     pub fn register(
         &mut self,
@@ -66,12 +152,29 @@ impl Registry {
         presets: Option<&[PresetEntry]>,
         allow_override: bool,
     ) -> Result<Registered, Diagnostic> {
+        let groups: Vec<&str> = groups.iter().map(String::as_str).collect();
+        let presets: Vec<(&str, Vec<&str>)> = presets
+            .unwrap_or_default()
+            .iter()
+            .map(|(name, members)| (name.as_str(), members.iter().map(String::as_str).collect()))
+            .collect();
+        self.register_names(namespace, &groups, &presets, allow_override)
+    }
+
+    /// [`Registry::register`] over borrowed names (`presets`: as given, `[]` for none).
+    pub fn register_names(
+        &mut self,
+        namespace: &str,
+        groups: &[&str],
+        presets: &[(&str, Vec<&str>)],
+        allow_override: bool,
+    ) -> Result<Registered, Diagnostic> {
         if namespace.is_empty() {
             return Err(messages::invalid_namespace());
         }
-        let mut normalized_groups = Vec::with_capacity(groups.len());
+        let mut normalized_groups: Vec<Cow<str>> = Vec::with_capacity(groups.len());
         for raw in groups {
-            let name = normalize_name(raw);
+            let name = normalize(raw);
             if name.is_empty() {
                 return Err(messages::empty_group_name(namespace, raw));
             }
@@ -80,136 +183,261 @@ impl Registry {
             }
             normalized_groups.push(name);
         }
-        let mut preset_entries: Vec<PresetEntry> = Vec::new();
-        for (raw, members) in presets.unwrap_or_default() {
-            let name = normalize_name(raw);
+        let mut normalized_presets: Vec<(Cow<str>, Vec<Cow<str>>)> =
+            Vec::with_capacity(presets.len());
+        for (raw, members) in presets {
+            let name = normalize(raw);
             if name == ALL {
                 return Err(messages::reserved_preset_name(namespace, raw));
             }
-            preset_entries.push((name, dedupe(members.iter().map(|m| normalize_name(m)))));
+            normalized_presets.push((name, members.iter().map(|m| normalize(m)).collect()));
         }
-        if self.by_namespace.contains_key(namespace) && !allow_override {
+        let existing = self.names.get(namespace);
+        if existing.is_some_and(|ns| self.by_namespace.contains_key(&ns)) && !allow_override {
             return Err(messages::namespace_registered(namespace));
         }
 
-        let groups = dedupe(normalized_groups);
+        // Valid: from here on the call succeeds, so interning its names changes nothing visible.
+        let ns = self.names.intern(namespace);
+        let group_ids: Vec<Sym> = normalized_groups
+            .iter()
+            .map(|name| self.names.intern(name))
+            .collect();
+        let preset_ids: Vec<(Sym, Vec<Sym>)> = normalized_presets
+            .iter()
+            .map(|(name, members)| {
+                let name = self.names.intern(name);
+                (name, members.iter().map(|m| self.names.intern(m)).collect())
+            })
+            .collect();
+        let ids = self.names.len();
+        let groups = self.seen.dedupe(ids, group_ids);
+        let preset_entries: Vec<(Sym, Vec<Sym>)> = preset_ids
+            .into_iter()
+            .map(|(name, members)| (name, self.seen.dedupe(ids, members)))
+            .collect();
+        if self.owner.len() < ids {
+            self.owner.resize(ids, NONE);
+        }
+
         let mut warnings = Vec::new();
         if !allow_override {
-            warnings.extend(self.shared_group_warnings(namespace, &groups));
+            warnings.extend(self.shared_group_warnings(ns, &groups));
         }
-        warnings.extend(self.unregistered_member_warnings(namespace, &groups, &preset_entries));
+        warnings.extend(self.unregistered_member_warnings(ns, &groups, &preset_entries));
 
-        self.drop_ownership(namespace);
+        self.drop_ownership(ns);
         let registration = Registration {
             groups: groups.clone(),
-            presets: preset_entries.into_iter().collect(),
+            presets: collapse_presets(preset_entries),
         };
         // Inserting an existing key keeps its position: an override stays where it was.
-        self.by_namespace.insert(namespace.to_owned(), registration);
-        for group in &groups {
-            self.add_owner(group, namespace);
+        self.by_namespace.insert(ns, registration);
+        for &group in &groups {
+            self.add_owner(group, ns);
         }
+        self.merged = OnceCell::new();
         Ok(Registered { groups, warnings })
     }
 
     pub fn unregister(&mut self, namespace: &str) -> Result<(), Diagnostic> {
-        if !self.by_namespace.contains_key(namespace) {
+        let Some(ns) = self
+            .names
+            .get(namespace)
+            .filter(|ns| self.by_namespace.contains_key(ns))
+        else {
             return Err(messages::namespace_not_registered(
                 namespace,
                 &self.namespaces(),
             ));
-        }
-        self.drop_ownership(namespace);
-        self.by_namespace.shift_remove(namespace);
+        };
+        self.drop_ownership(ns);
+        self.by_namespace.shift_remove(&ns);
+        self.merged = OnceCell::new();
         Ok(())
     }
 
+    /// Forget every registration; interned names stay (the state's ids refer to them).
     pub fn clear(&mut self) {
+        for &group in &self.order {
+            self.owner[group as usize] = NONE;
+        }
+        self.order.clear();
+        self.more_owners.clear();
         self.by_namespace.clear();
-        self.owners.clear();
+        self.merged = OnceCell::new();
     }
 
     pub fn has_groups(&self) -> bool {
-        !self.owners.is_empty()
+        !self.order.is_empty()
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.owners.contains_key(name)
+        self.names.get(name).is_some_and(|sym| self.is_group(sym))
+    }
+
+    fn is_group(&self, sym: Sym) -> bool {
+        self.owner.get(sym as usize).is_some_and(|&o| o != NONE)
     }
 
     /// Registered groups, in the order they first became registered.
     pub fn groups(&self) -> Vec<String> {
-        self.owners.keys().cloned().collect()
+        self.to_strings(&self.order)
+    }
+
+    /// Registered groups as ids, in the order they first became registered.
+    pub fn group_ids(&self) -> &[Sym] {
+        &self.order
     }
 
     /// Registered namespaces, sorted by code point (Rust's `str` order).
     pub fn namespaces(&self) -> Vec<String> {
-        let mut namespaces: Vec<String> = self.by_namespace.keys().cloned().collect();
-        namespaces.sort();
-        namespaces
+        let mut namespaces: Vec<&str> = self.by_namespace.keys().map(|&ns| self.name(ns)).collect();
+        namespaces.sort_unstable();
+        namespaces.into_iter().map(str::to_owned).collect()
     }
 
     /// Presets merged across namespaces (union by name, members kept only while registered),
     /// `all` first, then in order of first appearance. A preset pruned to empty stays as a key.
     pub fn presets(&self) -> IndexMap<String, Vec<String>> {
-        let mut merged: IndexMap<&str, IndexSet<&str>> = IndexMap::new();
-        merged.insert(ALL, self.owners.keys().map(String::as_str).collect());
-        for registration in self.by_namespace.values() {
-            for (name, members) in &registration.presets {
-                let into = merged.entry(name.as_str()).or_default();
-                into.extend(
-                    members
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|m| self.has_group(m)),
-                );
-            }
+        let merged = self.merged();
+        let mut presets = IndexMap::with_capacity(merged.presets.len() + 1);
+        presets.insert(ALL.to_owned(), self.groups());
+        for (name, members) in &merged.presets {
+            presets.insert(self.name(*name).to_owned(), self.to_strings(members));
         }
-        merged
-            .into_iter()
-            .map(|(name, members)| {
-                (
-                    name.to_owned(),
-                    members.into_iter().map(str::to_owned).collect(),
-                )
-            })
+        presets
+    }
+
+    /// The merged preset names, `all` first.
+    pub fn preset_names(&self) -> Vec<String> {
+        std::iter::once(ALL.to_owned())
+            .chain(
+                self.merged()
+                    .presets
+                    .iter()
+                    .map(|(name, _)| self.name(*name).to_owned()),
+            )
             .collect()
     }
 
     /// Presets win over a group of the same name; `all` is a preset, so never pending.
     pub fn resolve(&self, spec: &str) -> Resolved {
-        let tokens = spec_tokens(spec);
-        let presets = if tokens.is_empty() {
-            IndexMap::new()
-        } else {
-            self.presets()
-        };
-        let mut enabled: IndexSet<String> = IndexSet::new();
-        let mut pending: IndexSet<String> = IndexSet::new();
-        for token in &tokens {
-            if let Some(members) = presets.get(token) {
-                enabled.extend(members.iter().cloned());
-            } else if self.has_group(token) {
-                enabled.insert(token.clone());
-            } else {
-                pending.insert(token.clone());
-            }
-        }
+        let resolved = self.resolve_ids(spec);
         Resolved {
-            enabled: enabled.into_iter().collect(),
-            pending: pending.into_iter().collect(),
-            tokens: tokens.len(),
+            enabled: self.to_strings(&resolved.enabled),
+            pending: resolved.pending,
+            tokens: resolved.tokens,
         }
     }
 
+    /// [`Registry::resolve`] with the enabled groups as ids.
+    pub fn resolve_ids(&self, spec: &str) -> ResolvedIds {
+        let mut enabled = Vec::new();
+        let mut selected = SymSet::with_capacity(self.names.len());
+        let mut pending: IndexSet<Cow<str>, FxBuildHasher> = IndexSet::default();
+        let mut tokens = 0;
+        let mut select = |sym: Sym| {
+            if selected.insert(sym) {
+                enabled.push(sym);
+            }
+        };
+        for raw in spec.split(',') {
+            let token = normalize(raw);
+            if token.is_empty() {
+                continue;
+            }
+            tokens += 1;
+            if token == ALL {
+                self.order.iter().for_each(|&sym| select(sym));
+                continue;
+            }
+            match self.names.get(&token) {
+                Some(sym) => {
+                    let merged = self.merged();
+                    if let Some(&i) = merged.index.get(&sym) {
+                        merged.presets[i].1.iter().for_each(|&m| select(m));
+                    } else if self.is_group(sym) {
+                        select(sym);
+                    } else {
+                        pending.insert(token);
+                    }
+                }
+                None => {
+                    pending.insert(token);
+                }
+            }
+        }
+        ResolvedIds {
+            enabled,
+            pending: pending.into_iter().map(Cow::into_owned).collect(),
+            tokens,
+        }
+    }
+
+    fn to_strings(&self, syms: &[Sym]) -> Vec<String> {
+        syms.iter().map(|&sym| self.name(sym).to_owned()).collect()
+    }
+
+    fn merged(&self) -> &Merged {
+        self.merged.get_or_init(|| {
+            let mut merged = Merged::default();
+            let mut sources: Vec<Vec<&[Sym]>> = Vec::new();
+            for registration in self.by_namespace.values() {
+                for (name, members) in &registration.presets {
+                    let i = *merged.index.entry(*name).or_insert_with(|| {
+                        merged.presets.push((*name, Vec::new()));
+                        sources.push(Vec::new());
+                        sources.len() - 1
+                    });
+                    sources[i].push(members);
+                }
+            }
+            let mut seen = Marks::default();
+            for ((_, into), sources) in merged.presets.iter_mut().zip(sources) {
+                seen.next(self.names.len());
+                for members in sources {
+                    into.extend(
+                        members
+                            .iter()
+                            .copied()
+                            .filter(|&m| self.is_group(m) && seen.insert(m)),
+                    );
+                }
+            }
+            merged
+        })
+    }
+
+    fn owner_count(&self, group: Sym) -> usize {
+        if !self.is_group(group) {
+            return 0;
+        }
+        1 + self.more_owners.get(&group).map_or(0, Vec::len)
+    }
+
+    fn owners(&self, group: Sym) -> impl Iterator<Item = Sym> + '_ {
+        let first = self
+            .owner
+            .get(group as usize)
+            .copied()
+            .filter(|&o| o != NONE);
+        first
+            .into_iter()
+            .chain(self.more_owners.get(&group).into_iter().flatten().copied())
+    }
+
     /// One warning per other namespace, in registration order, naming the groups it shares
-    /// (found through `owners`, so the cost follows the new groups, not the registry size).
-    fn shared_group_warnings(&self, namespace: &str, groups: &[String]) -> Vec<Diagnostic> {
-        let mut shared_with: IndexMap<&str, Vec<String>> = IndexMap::new();
-        for group in groups {
-            for owner in self.owners.get(group).into_iter().flatten() {
+    /// (found through the owners, so the cost follows the new groups, not the registry size).
+    fn shared_group_warnings(&self, namespace: Sym, groups: &[Sym]) -> Vec<Diagnostic> {
+        let mut shared_with: FxHashMap<Sym, Vec<String>> = FxHashMap::default();
+        for &group in groups {
+            for owner in self.owners(group) {
                 if owner != namespace {
-                    shared_with.entry(owner).or_default().push(group.clone());
+                    shared_with
+                        .entry(owner)
+                        .or_default()
+                        .push(self.name(group).to_owned());
                 }
             }
         }
@@ -218,8 +446,12 @@ impl Registry {
             return warnings;
         }
         for other in self.by_namespace.keys() {
-            if let Some(shared) = shared_with.get(other.as_str()) {
-                warnings.push(messages::group_shared(namespace, other, shared));
+            if let Some(shared) = shared_with.get(other) {
+                warnings.push(messages::group_shared(
+                    self.name(namespace),
+                    self.name(*other),
+                    shared,
+                ));
             }
         }
         warnings
@@ -229,57 +461,115 @@ impl Registry {
     /// Checked against the registry as it will be once this registration replaces any
     /// previous one of the same namespace (an override drops its old groups).
     fn unregistered_member_warnings(
-        &self,
-        namespace: &str,
-        groups: &[String],
-        preset_entries: &[PresetEntry],
+        &mut self,
+        namespace: Sym,
+        groups: &[Sym],
+        preset_entries: &[(Sym, Vec<Sym>)],
     ) -> Vec<Diagnostic> {
-        let own: IndexSet<&str> = groups.iter().map(String::as_str).collect();
-        let known = |member: &String| {
-            own.contains(member.as_str())
-                || self
-                    .owners
-                    .get(member)
-                    .is_some_and(|owners| owners.len() > 1 || !owners.contains(namespace))
-        };
         let mut warnings = Vec::new();
+        if preset_entries.iter().all(|(_, members)| members.is_empty()) {
+            return warnings;
+        }
+        self.own.next(self.names.len());
+        for &group in groups {
+            self.own.insert(group);
+        }
+        let known = |member: Sym| {
+            self.own.contains(member)
+                || match self.owner_count(member) {
+                    0 => false,
+                    1 => self.owner[member as usize] != namespace,
+                    _ => true,
+                }
+        };
         for (preset, members) in preset_entries {
-            let mut missing: Vec<String> = members.iter().filter(|m| !known(m)).cloned().collect();
+            let mut missing: Vec<String> = members
+                .iter()
+                .filter(|&&m| !known(m))
+                .map(|&m| self.name(m).to_owned())
+                .collect();
             if !missing.is_empty() {
                 missing.sort();
                 warnings.push(messages::preset_member_unregistered(
-                    namespace, preset, &missing,
+                    self.name(namespace),
+                    self.name(*preset),
+                    &missing,
                 ));
             }
         }
         warnings
     }
 
-    fn add_owner(&mut self, group: &str, namespace: &str) {
-        self.owners
-            .entry(group.to_owned())
-            .or_default()
-            .insert(namespace.to_owned());
-    }
-
-    fn drop_ownership(&mut self, namespace: &str) {
-        let Some(registration) = self.by_namespace.get(namespace) else {
-            return;
-        };
-        let mut orphaned = false;
-        for group in &registration.groups {
-            if let Some(owners) = self.owners.get_mut(group) {
-                owners.shift_remove(namespace);
-                orphaned |= owners.is_empty();
+    fn add_owner(&mut self, group: Sym, namespace: Sym) {
+        let first = &mut self.owner[group as usize];
+        if *first == NONE {
+            *first = namespace;
+            self.order.push(group);
+        } else if *first != namespace {
+            let more = self.more_owners.entry(group).or_default();
+            if !more.contains(&namespace) {
+                more.push(namespace);
             }
         }
+    }
+
+    /// Remove `namespace` from the group's owners; true when none is left.
+    fn remove_owner(&mut self, group: Sym, namespace: Sym) -> bool {
+        let first = self.owner[group as usize];
+        if first == namespace {
+            match self.more_owners.get_mut(&group) {
+                Some(more) => {
+                    self.owner[group as usize] = more.swap_remove(0);
+                    if more.is_empty() {
+                        self.more_owners.remove(&group);
+                    }
+                }
+                None => self.owner[group as usize] = NONE,
+            }
+        } else if let Some(more) = self.more_owners.get_mut(&group) {
+            more.retain(|&o| o != namespace);
+            if more.is_empty() {
+                self.more_owners.remove(&group);
+            }
+        }
+        self.owner[group as usize] == NONE
+    }
+
+    fn drop_ownership(&mut self, namespace: Sym) {
+        let Some(registration) = self.by_namespace.get_mut(&namespace) else {
+            return;
+        };
+        let groups = std::mem::take(&mut registration.groups);
+        let mut orphaned = false;
+        for &group in &groups {
+            orphaned |= self.remove_owner(group, namespace);
+        }
+        self.by_namespace[&namespace].groups = groups;
         // One pass that keeps the other groups in first-registration order. Removing each
-        // orphan with `shift_remove` would shift the map once per group: quadratic, 35 s to
+        // orphan on its own would shift the list once per group: quadratic, 35 s to
         // unregister a namespace of 100k groups (the twin's Map.delete takes 0.1 s).
         if orphaned {
-            self.owners.retain(|_, owners| !owners.is_empty());
+            let owner = &self.owner;
+            self.order.retain(|&group| owner[group as usize] != NONE);
         }
     }
+}
+
+/// A registration's presets from its entries as given: a later duplicate name replaces the
+/// members but keeps the first one's position, as inserting into a JS `Map` does.
+fn collapse_presets(entries: Vec<(Sym, Vec<Sym>)>) -> Vec<(Sym, Vec<Sym>)> {
+    let mut presets: Vec<(Sym, Vec<Sym>)> = Vec::with_capacity(entries.len());
+    let mut at: FxHashMap<Sym, usize> = FxHashMap::default();
+    for (name, members) in entries {
+        match at.get(&name) {
+            Some(&i) => presets[i].1 = members,
+            None => {
+                at.insert(name, presets.len());
+                presets.push((name, members));
+            }
+        }
+    }
+    presets
 }
 
 #[cfg(test)]

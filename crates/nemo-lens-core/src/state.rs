@@ -2,11 +2,11 @@
 //! last report, and the interned names behind the enabled bitset.
 //! Mirrors `src/backends/js/state.ts`.
 
-use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use crate::messages::{self, Available};
 use crate::registry::{PresetEntry, Registry};
+use crate::symbols::Sym;
 use crate::{Diagnostic, Outcome, Resolution};
 
 /// What a spec report depends on; a re-resolution reports only when this changed.
@@ -37,20 +37,25 @@ impl fmt::Display for BitsetTooShort {
 
 impl std::error::Error for BitsetTooShort {}
 
+/// No gate id: `gate_of[sym]` of a name that can never be enabled.
+const NO_GATE: u32 = u32::MAX;
+
 #[derive(Default)]
 pub struct State {
     registry: Registry,
     /// A retained spec, re-resolved on every registry change; `None` when pinned, never set or "".
     spec: Option<String>,
-    /// Ordered, so `enabled()` comes out in id order without sorting.
-    enabled_ids: BTreeSet<usize>,
+    /// The enabled set as a bitset over ids (bit `id % 32` of word `id / 32`).
+    enabled_bits: Vec<u32>,
     pending_tokens: Vec<String>,
     setup_done: bool,
     last_report_key: Option<ReportKey>,
 
-    /// Name → id; ids are dense, never reused, and survive `reset` (the JS side caches them).
-    ids: HashMap<String, usize>,
-    interned: Vec<String>,
+    /// Id → interned name (the registry's symbol); ids are dense, never reused, and survive
+    /// `reset` (the JS side caches them).
+    interned: Vec<Sym>,
+    /// Symbol → id, `NO_GATE` for names that never got one.
+    gate_of: Vec<u32>,
 }
 
 impl State {
@@ -65,11 +70,29 @@ impl State {
         presets: Option<&[PresetEntry]>,
         allow_override: bool,
     ) -> Outcome {
+        let groups: Vec<&str> = groups.iter().map(String::as_str).collect();
+        let presets: Vec<(&str, Vec<&str>)> = presets
+            .unwrap_or_default()
+            .iter()
+            .map(|(name, members)| (name.as_str(), members.iter().map(String::as_str).collect()))
+            .collect();
+        self.register_names(namespace, &groups, &presets, allow_override)
+    }
+
+    /// [`State::register`] over borrowed names (`presets`: as given, `[]` for none).
+    pub fn register_names(
+        &mut self,
+        namespace: &str,
+        groups: &[&str],
+        presets: &[(&str, Vec<&str>)],
+        allow_override: bool,
+    ) -> Outcome {
         self.change(|state| {
-            let registered = state
-                .registry
-                .register(namespace, groups, presets, allow_override)?;
-            for group in &registered.groups {
+            let registered =
+                state
+                    .registry
+                    .register_names(namespace, groups, presets, allow_override)?;
+            for &group in &registered.groups {
                 state.intern(group);
             }
             let mut warnings = registered.warnings;
@@ -105,9 +128,20 @@ impl State {
 
     /// Pin exactly these names (used as given, no normalisation) and drop the spec.
     pub fn pin(&mut self, names: &[String]) -> Outcome {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        self.pin_names(&names)
+    }
+
+    /// [`State::pin`] over borrowed names.
+    pub fn pin_names(&mut self, names: &[&str]) -> Outcome {
         self.spec = None;
         self.pending_tokens.clear();
-        self.enabled_ids = names.iter().map(|name| self.intern(name)).collect();
+        self.enabled_bits.clear();
+        for name in names {
+            let sym = self.registry.intern(name);
+            let id = self.intern(sym);
+            self.enable(id);
+        }
         Outcome::default()
     }
 
@@ -121,7 +155,7 @@ impl State {
     pub fn reset(&mut self) {
         self.registry.clear();
         self.spec = None;
-        self.enabled_ids.clear();
+        self.enabled_bits.clear();
         self.pending_tokens.clear();
         self.setup_done = false;
         self.last_report_key = None;
@@ -130,6 +164,14 @@ impl State {
     /// Registered group names, in first-registration order.
     pub fn groups(&self) -> Vec<String> {
         self.registry.groups()
+    }
+
+    /// Registered group names, in first-registration order, borrowed.
+    pub fn group_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.registry
+            .group_ids()
+            .iter()
+            .map(|&sym| self.registry.name(sym))
     }
 
     /// Registered namespaces, sorted by code point.
@@ -153,17 +195,17 @@ impl State {
 
     /// The live enabled set, in id order.
     pub fn enabled(&self) -> Vec<String> {
-        self.enabled_ids
-            .iter()
-            .map(|&id| self.interned[id].clone())
+        self.enabled_ids()
+            .map(|id| self.name_of(id).to_owned())
             .collect()
     }
 
     /// Exact, case-sensitive membership in the live enabled set.
     pub fn is_enabled(&self, name: &str) -> bool {
-        self.ids
-            .get(name)
-            .is_some_and(|id| self.enabled_ids.contains(id))
+        self.registry
+            .lookup(name)
+            .and_then(|sym| self.gate_of.get(sym as usize))
+            .is_some_and(|&id| id != NO_GATE && self.is_enabled_id(id as usize))
     }
 
     /// Tokens of the retained spec that name nothing here, in spec order.
@@ -178,7 +220,16 @@ impl State {
 
     /// Interned names with id >= `from`, in id order.
     pub fn names(&self, from: usize) -> Vec<String> {
-        self.interned.get(from..).unwrap_or_default().to_vec()
+        self.names_from(from).map(str::to_owned).collect()
+    }
+
+    /// [`State::names`], borrowed.
+    pub fn names_from(&self, from: usize) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.interned
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .map(|&sym| self.registry.name(sym))
     }
 
     /// Words a bitset needs to hold every id: `ceil(name_count / 32)`.
@@ -196,11 +247,39 @@ impl State {
                 got: bits.len(),
             });
         }
-        bits.fill(0);
-        for &id in &self.enabled_ids {
-            bits[id / 32] |= 1 << (id % 32);
-        }
+        let (ours, rest) = bits.split_at_mut(self.enabled_bits.len());
+        ours.copy_from_slice(&self.enabled_bits);
+        rest.fill(0);
         Ok(())
+    }
+
+    fn name_of(&self, id: usize) -> &str {
+        self.registry.name(self.interned[id])
+    }
+
+    fn enable(&mut self, id: usize) {
+        let word = id / 32;
+        if word >= self.enabled_bits.len() {
+            self.enabled_bits.resize(word + 1, 0);
+        }
+        self.enabled_bits[word] |= 1 << (id % 32);
+    }
+
+    fn is_enabled_id(&self, id: usize) -> bool {
+        self.enabled_bits
+            .get(id / 32)
+            .is_some_and(|word| word & (1 << (id % 32)) != 0)
+    }
+
+    fn enabled_ids(&self) -> impl Iterator<Item = usize> + '_ {
+        self.enabled_bits
+            .iter()
+            .enumerate()
+            .flat_map(|(word, &bits)| {
+                (0..32)
+                    .filter(move |bit| bits & (1 << bit) != 0)
+                    .map(move |bit| word * 32 + bit)
+            })
     }
 
     /// Apply a registry change; a refused change leaves every piece of state as it was.
@@ -228,13 +307,13 @@ impl State {
 
     /// Resolve the retained spec (none → nothing enabled) and report by precedence.
     fn reresolve(&mut self, always: bool) -> Vec<Diagnostic> {
-        let spec = self.spec.clone().unwrap_or_default();
-        let resolved = self.registry.resolve(&spec);
-        self.enabled_ids = resolved
-            .enabled
-            .iter()
-            .map(|name| self.intern(name))
-            .collect();
+        let spec = self.spec.take().unwrap_or_default();
+        let resolved = self.registry.resolve_ids(&spec);
+        self.enabled_bits.clear();
+        for &sym in &resolved.enabled {
+            let id = self.intern(sym);
+            self.enable(id);
+        }
 
         let registry_empty = !self.registry.has_groups();
         let mut sorted_pending = resolved.pending.clone();
@@ -248,41 +327,44 @@ impl State {
         self.last_report_key = Some(key);
         self.pending_tokens = resolved.pending;
 
-        if resolved.tokens == 0 || !(always || changed) {
-            return Vec::new();
-        }
-        if registry_empty {
-            return vec![messages::no_groups_registered(&spec)];
-        }
-        if !self.pending_tokens.is_empty() {
-            return vec![messages::spec_pending(
+        let report = if resolved.tokens == 0 || !(always || changed) {
+            Vec::new()
+        } else if registry_empty {
+            vec![messages::no_groups_registered(&spec)]
+        } else if !self.pending_tokens.is_empty() {
+            vec![messages::spec_pending(
                 &spec,
                 &self.pending_tokens,
                 &self.available(),
-            )];
-        }
-        if resolved.enabled.is_empty() {
-            return vec![messages::spec_resolved_empty(&spec, &self.available())];
-        }
-        Vec::new()
+            )]
+        } else if resolved.enabled.is_empty() {
+            vec![messages::spec_resolved_empty(&spec, &self.available())]
+        } else {
+            Vec::new()
+        };
+        self.spec = (!spec.is_empty()).then_some(spec);
+        report
     }
 
     fn available(&self) -> Available {
         Available {
             groups: self.registry.groups(),
-            presets: self.registry.presets().into_keys().collect(),
+            presets: self.registry.preset_names(),
             namespaces: self.registry.namespaces(),
         }
     }
 
-    fn intern(&mut self, name: &str) -> usize {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
+    /// The id of an interned name, given one on first sight.
+    fn intern(&mut self, sym: Sym) -> usize {
+        let slot = sym as usize;
+        if slot >= self.gate_of.len() {
+            self.gate_of.resize(slot + 1, NO_GATE);
         }
-        let id = self.interned.len();
-        self.ids.insert(name.to_owned(), id);
-        self.interned.push(name.to_owned());
-        id
+        if self.gate_of[slot] == NO_GATE {
+            self.gate_of[slot] = u32::try_from(self.interned.len()).expect("fewer than 2^32 ids");
+            self.interned.push(sym);
+        }
+        self.gate_of[slot] as usize
     }
 }
 

@@ -1,0 +1,135 @@
+//! Interned names: every distinct name the registry stores gets a dense `u32` id once, its
+//! text appended to one buffer. The registry and the state then keep and compare ids only,
+//! so a name is hashed once per call that mentions it and never cloned into another map.
+//! (The twin needs no such table: a JS string is shared by reference and hashed once by V8.)
+
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+/// An interned name.
+pub type Sym = u32;
+
+#[derive(Default)]
+pub struct Symbols {
+    /// Every interned name, one after the other.
+    text: String,
+    /// `ends[sym]`: where the name ends in `text` (it starts where the previous one ends).
+    ends: Vec<u32>,
+    /// Ids, found by hashing the name they stand for.
+    table: HashTable<Sym>,
+    hasher: FxBuildHasher,
+}
+
+impl Symbols {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn name(&self, sym: Sym) -> &str {
+        let i = sym as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        let hash = self.hasher.hash_one(name);
+        self.table
+            .find(hash, |&sym| self.name(sym) == name)
+            .copied()
+    }
+
+    pub fn intern(&mut self, name: &str) -> Sym {
+        let hash = self.hasher.hash_one(name);
+        let Self {
+            text,
+            ends,
+            table,
+            hasher,
+        } = self;
+        let name_of = |sym: Sym| {
+            let i = sym as usize;
+            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+            &text[start..ends[i] as usize]
+        };
+        if let Some(&sym) = table.find(hash, |&sym| name_of(sym) == name) {
+            return sym;
+        }
+        let sym = Sym::try_from(ends.len()).expect("fewer than 2^32 names");
+        table.insert_unique(hash, sym, |&other| {
+            let i = other as usize;
+            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+            hasher.hash_one(&text[start..ends[i] as usize])
+        });
+        text.push_str(name);
+        ends.push(u32::try_from(text.len()).expect("names total under 4 GiB"));
+        sym
+    }
+}
+
+/// A set of ids as one bit per id; `insert` says whether the id was new.
+#[derive(Default, Clone, PartialEq, Eq)]
+pub struct SymSet {
+    words: Vec<u64>,
+}
+
+impl SymSet {
+    pub fn with_capacity(ids: usize) -> Self {
+        Self {
+            words: vec![0; ids.div_ceil(64)],
+        }
+    }
+
+    pub fn insert(&mut self, sym: Sym) -> bool {
+        let (word, bit) = (sym as usize / 64, sym % 64);
+        if word >= self.words.len() {
+            self.words.resize(word + 1, 0);
+        }
+        let fresh = self.words[word] & (1 << bit) == 0;
+        self.words[word] |= 1 << bit;
+        fresh
+    }
+
+    pub fn contains(&self, sym: Sym) -> bool {
+        self.words
+            .get(sym as usize / 64)
+            .is_some_and(|word| word & (1 << (sym % 64)) != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_dense_and_names_round_trip() {
+        let mut s = Symbols::default();
+        assert_eq!(s.intern("step"), 0);
+        assert_eq!(s.intern(""), 1);
+        assert_eq!(s.intern("ΟΔΟΣ"), 2);
+        assert_eq!(s.intern("step"), 0);
+        assert_eq!(s.get(""), Some(1));
+        assert_eq!(s.get("layer"), None);
+        assert_eq!(s.name(2), "ΟΔΟΣ");
+        assert_eq!(s.name(1), "");
+        for i in 0..10_000 {
+            s.intern(&format!("g{i}"));
+        }
+        assert_eq!(s.len(), 10_003);
+        assert_eq!(s.get("g9999"), Some(10_002));
+        assert_eq!(s.name(3), "g0");
+    }
+
+    #[test]
+    fn sets_grow_on_demand() {
+        let mut set = SymSet::with_capacity(0);
+        assert!(set.insert(130));
+        assert!(!set.insert(130));
+        assert!(set.contains(130) && !set.contains(2) && !set.contains(9999));
+    }
+}
