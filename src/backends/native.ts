@@ -5,10 +5,203 @@
  * as one line that names every place tried (the generated message blames an npm bug instead).
  */
 import * as path from 'node:path';
-import type { CoreState } from './types';
+import type { CoreState, Diagnostic, Outcome, Resolution } from './types';
+
+/** `null` (nothing to report), `["error", code, message]` or `["warnings", code, message, …]`. */
+type PackedOutcome = string[] | null;
+/** The names joined (their lengths are in `io`), or how many words `io` needs. */
+type PackedNames = string | number;
+
+/**
+ * The napi class (`src/binding/lib.rs`). Besides the CoreState-shaped methods (kept for the
+ * soak scripts), it has packed ones, which `NativeCore` below uses: a list of names crosses
+ * napi as one string plus UTF-16 lengths in `io` instead of one napi string per name; an
+ * outcome with nothing to report is `null` instead of an object built field by field; `io`,
+ * one `Uint32Array` reused from call to call, carries the lengths both ways (`io[0]`: how many
+ * follow) and, after every mutating call, the name count in `io[0]`.
+ */
+interface NativeState {
+  registerPacked(namespace: string, text: string, io: Uint32Array, allowOverride: boolean): PackedOutcome;
+  unregisterPacked(namespace: string, io: Uint32Array): PackedOutcome;
+  clearPacked(io: Uint32Array): PackedOutcome;
+  setSpecPacked(spec: string, io: Uint32Array): PackedOutcome;
+  pinPacked(text: string, io: Uint32Array): PackedOutcome;
+  setSetupDone(done: boolean): void;
+  reset(): void;
+  groupsPacked(io: Uint32Array): PackedNames;
+  namespacesPacked(io: Uint32Array): PackedNames;
+  presetsPacked(io: Uint32Array): PackedNames;
+  resolvePacked(spec: string, io: Uint32Array): PackedNames;
+  enabledPacked(io: Uint32Array): PackedNames;
+  pendingPacked(io: Uint32Array): PackedNames;
+  namesPacked(from: number, io: Uint32Array): PackedNames;
+  writeEnabled(bits: Uint32Array): void;
+}
 
 interface Binding {
-  NativeState: new () => CoreState;
+  NativeState: new () => NativeState;
+}
+
+function outcome(packed: PackedOutcome): Outcome {
+  if (packed === null) return { warnings: [] };
+  const diagnostics: Diagnostic[] = [];
+  for (let i = 1; i + 1 < packed.length; i += 2) diagnostics.push({ code: packed[i]!, message: packed[i + 1]! });
+  return packed[0] === 'error' ? { error: diagnostics[0]!, warnings: [] } : { warnings: diagnostics };
+}
+
+/** `lengths[first..end)` cut `text` into names, the first starting at `at`. */
+function unpack(text: string, lengths: Uint32Array, first: number, end: number, at = 0): string[] {
+  const names: string[] = [];
+  for (let i = first; i < end; i++) {
+    const next = at + lengths[i]!;
+    names.push(text.slice(at, next));
+    at = next;
+  }
+  return names;
+}
+
+/** The CoreState over the napi class: packs arguments and unpacks results, nothing else. */
+class NativeCore implements CoreState {
+  private io = new Uint32Array(256);
+  /** Left in `io[0]` by every mutating call. */
+  private count = 0;
+
+  constructor(private readonly native: NativeState) {}
+
+  /** `io`, at least `words` long. */
+  private ioFor(words: number): Uint32Array {
+    if (this.io.length < words) this.io = new Uint32Array(Math.max(words, 2 * this.io.length));
+    return this.io;
+  }
+
+  /** Lengths of `names` into `io` from `at`; returns where the next one goes. */
+  private lengths(names: readonly string[], at: number): number {
+    const io = this.io;
+    for (let i = 0; i < names.length; i++) io[at++] = names[i]!.length;
+    return at;
+  }
+
+  private done(packed: PackedOutcome): Outcome {
+    this.count = this.io[0]!;
+    return outcome(packed);
+  }
+
+  /** A list read-out: the call, retried once with a larger `io` when it says it needs one. */
+  private list(call: (io: Uint32Array) => PackedNames): string {
+    let packed = call(this.io);
+    if (typeof packed === 'number') packed = call(this.ioFor(packed)) as string;
+    return packed;
+  }
+
+  register(namespace: string, groups: string[], presets: Array<[string, string[]]> | null, allowOverride: boolean): Outcome {
+    const presetCount = presets === null ? 0 : presets.length;
+    let words = 3 + presetCount + groups.length;
+    for (let p = 0; p < presetCount; p++) words += 1 + presets![p]![1].length;
+    // io: [words that follow, groupCount, presetCount, member count per preset, one length per name]
+    const io = this.ioFor(words);
+    io[0] = words - 1;
+    io[1] = groups.length;
+    io[2] = presetCount;
+    let at = this.lengths(groups, 3 + presetCount);
+    let text = groups.join('');
+    for (let p = 0; p < presetCount; p++) {
+      const [name, members] = presets![p]!;
+      io[3 + p] = members.length;
+      io[at++] = name.length;
+      at = this.lengths(members, at);
+      text += name + members.join('');
+    }
+    return this.done(this.native.registerPacked(namespace, text, io, allowOverride));
+  }
+
+  unregister(namespace: string): Outcome {
+    return this.done(this.native.unregisterPacked(namespace, this.io));
+  }
+
+  clear(): Outcome {
+    return this.done(this.native.clearPacked(this.io));
+  }
+
+  setSpec(spec: string): Outcome {
+    return this.done(this.native.setSpecPacked(spec, this.io));
+  }
+
+  pin(names: string[]): Outcome {
+    const io = this.ioFor(1 + names.length);
+    io[0] = names.length;
+    this.lengths(names, 1);
+    return this.done(this.native.pinPacked(names.join(''), io));
+  }
+
+  setSetupDone(done: boolean): void {
+    this.native.setSetupDone(done);
+  }
+
+  reset(): void {
+    this.native.reset(); // ids are kept, so the count stays
+  }
+
+  groups(): string[] {
+    const text = this.list((io) => this.native.groupsPacked(io));
+    return unpack(text, this.io, 1, 1 + this.io[0]!);
+  }
+
+  namespaces(): string[] {
+    const text = this.list((io) => this.native.namespacesPacked(io));
+    return unpack(text, this.io, 1, 1 + this.io[0]!);
+  }
+
+  presets(): Array<[string, string[]]> {
+    const text = this.list((io) => this.native.presetsPacked(io));
+    const io = this.io;
+    // io: [entries, presetCount, member count per preset, then per preset: name, members]
+    const count = io[1]!;
+    const presets: Array<[string, string[]]> = [];
+    let i = 2 + count;
+    let at = 0;
+    for (let p = 0; p < count; p++) {
+      const name = text.slice(at, (at += io[i++]!));
+      const end = i + io[2 + p]!;
+      const members = unpack(text, io, i, end, at);
+      for (; i < end; i++) at += io[i]!;
+      presets.push([name, members]);
+    }
+    return presets;
+  }
+
+  resolve(spec: string): Resolution {
+    const text = this.list((io) => this.native.resolvePacked(spec, io));
+    const io = this.io;
+    // io: [entries, enabledCount, enabled lengths, pending lengths]
+    const end = 2 + io[1]!;
+    const enabled = unpack(text, io, 2, end);
+    let at = 0;
+    for (let i = 2; i < end; i++) at += io[i]!;
+    return { enabled, pending: unpack(text, io, end, 1 + io[0]!, at) };
+  }
+
+  enabled(): string[] {
+    const text = this.list((io) => this.native.enabledPacked(io));
+    return unpack(text, this.io, 1, 1 + this.io[0]!);
+  }
+
+  pending(): string[] {
+    const text = this.list((io) => this.native.pendingPacked(io));
+    return unpack(text, this.io, 1, 1 + this.io[0]!);
+  }
+
+  nameCount(): number {
+    return this.count;
+  }
+
+  names(from: number): string[] {
+    const text = this.list((io) => this.native.namesPacked(from, io));
+    return unpack(text, this.io, 1, 1 + this.io[0]!);
+  }
+
+  writeEnabled(bits: Uint32Array): void {
+    this.native.writeEnabled(bits);
+  }
 }
 
 export type NativeLoad = { ok: true; create: () => CoreState } | { ok: false; error: Error };
@@ -20,7 +213,7 @@ export function loadNative(): NativeLoad {
     if (typeof binding.NativeState !== 'function') {
       return { ok: false, error: new Error('the native binding loaded but exports no NativeState class') };
     }
-    return { ok: true, create: () => new binding.NativeState() };
+    return { ok: true, create: () => new NativeCore(new binding.NativeState()) };
   } catch (error) {
     return { ok: false, error: loadFailure(error) };
   }

@@ -10,6 +10,7 @@ pub mod registry;
 pub mod spec;
 pub mod state;
 pub mod symbols;
+pub mod wire;
 
 pub use registry::PresetEntry;
 pub use state::{BitsetTooShort, State};
