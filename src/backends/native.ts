@@ -35,7 +35,7 @@ interface NativeState {
   enabledPacked(io: Uint32Array): PackedNames;
   pendingPacked(io: Uint32Array): PackedNames;
   namesPacked(from: number, io: Uint32Array): PackedNames;
-  writeEnabled(bits: Uint32Array): void;
+  writeEnabledPacked(io: Uint32Array, words: number): void;
 }
 
 interface Binding {
@@ -60,36 +60,41 @@ function unpack(text: string, lengths: Uint32Array, first: number, end: number, 
   return names;
 }
 
+/**
+ * The `io` buffer of every NativeCore of this realm (calls are synchronous, and each reads what
+ * it needs from `io` before returning): allocated once, grown when a call needs more, and so
+ * always off V8's heap, which napi needs (a fresh small typed array is moved off it first).
+ */
+let scratch = new Uint32Array(1024);
+
+/** `io`, at least `words` long. */
+function ioFor(words: number): Uint32Array {
+  if (scratch.length < words) scratch = new Uint32Array(Math.max(words, 2 * scratch.length));
+  return scratch;
+}
+
+/** Lengths of `names` into `io` from `at`; returns where the next one goes. */
+function lengthsInto(io: Uint32Array, names: readonly string[], at: number): number {
+  for (let i = 0; i < names.length; i++) io[at++] = names[i]!.length;
+  return at;
+}
+
 /** The CoreState over the napi class: packs arguments and unpacks results, nothing else. */
 class NativeCore implements CoreState {
-  private io = new Uint32Array(256);
   /** Left in `io[0]` by every mutating call. */
   private count = 0;
 
   constructor(private readonly native: NativeState) {}
 
-  /** `io`, at least `words` long. */
-  private ioFor(words: number): Uint32Array {
-    if (this.io.length < words) this.io = new Uint32Array(Math.max(words, 2 * this.io.length));
-    return this.io;
-  }
-
-  /** Lengths of `names` into `io` from `at`; returns where the next one goes. */
-  private lengths(names: readonly string[], at: number): number {
-    const io = this.io;
-    for (let i = 0; i < names.length; i++) io[at++] = names[i]!.length;
-    return at;
-  }
-
   private done(packed: PackedOutcome): Outcome {
-    this.count = this.io[0]!;
+    this.count = scratch[0]!;
     return outcome(packed);
   }
 
   /** A list read-out: the call, retried once with a larger `io` when it says it needs one. */
   private list(call: (io: Uint32Array) => PackedNames): string {
-    let packed = call(this.io);
-    if (typeof packed === 'number') packed = call(this.ioFor(packed)) as string;
+    let packed = call(scratch);
+    if (typeof packed === 'number') packed = call(ioFor(packed)) as string;
     return packed;
   }
 
@@ -98,38 +103,38 @@ class NativeCore implements CoreState {
     let words = 3 + presetCount + groups.length;
     for (let p = 0; p < presetCount; p++) words += 1 + presets![p]![1].length;
     // io: [words that follow, groupCount, presetCount, member count per preset, one length per name]
-    const io = this.ioFor(words);
+    const io = ioFor(words);
     io[0] = words - 1;
     io[1] = groups.length;
     io[2] = presetCount;
-    let at = this.lengths(groups, 3 + presetCount);
+    let at = lengthsInto(io, groups, 3 + presetCount);
     let text = groups.join('');
     for (let p = 0; p < presetCount; p++) {
       const [name, members] = presets![p]!;
       io[3 + p] = members.length;
       io[at++] = name.length;
-      at = this.lengths(members, at);
+      at = lengthsInto(io, members, at);
       text += name + members.join('');
     }
     return this.done(this.native.registerPacked(namespace, text, io, allowOverride));
   }
 
   unregister(namespace: string): Outcome {
-    return this.done(this.native.unregisterPacked(namespace, this.io));
+    return this.done(this.native.unregisterPacked(namespace, scratch));
   }
 
   clear(): Outcome {
-    return this.done(this.native.clearPacked(this.io));
+    return this.done(this.native.clearPacked(scratch));
   }
 
   setSpec(spec: string): Outcome {
-    return this.done(this.native.setSpecPacked(spec, this.io));
+    return this.done(this.native.setSpecPacked(spec, scratch));
   }
 
   pin(names: string[]): Outcome {
-    const io = this.ioFor(1 + names.length);
+    const io = ioFor(1 + names.length);
     io[0] = names.length;
-    this.lengths(names, 1);
+    lengthsInto(io, names, 1);
     return this.done(this.native.pinPacked(names.join(''), io));
   }
 
@@ -143,17 +148,17 @@ class NativeCore implements CoreState {
 
   groups(): string[] {
     const text = this.list((io) => this.native.groupsPacked(io));
-    return unpack(text, this.io, 1, 1 + this.io[0]!);
+    return unpack(text, scratch, 1, 1 + scratch[0]!);
   }
 
   namespaces(): string[] {
     const text = this.list((io) => this.native.namespacesPacked(io));
-    return unpack(text, this.io, 1, 1 + this.io[0]!);
+    return unpack(text, scratch, 1, 1 + scratch[0]!);
   }
 
   presets(): Array<[string, string[]]> {
     const text = this.list((io) => this.native.presetsPacked(io));
-    const io = this.io;
+    const io = scratch;
     // io: [entries, presetCount, member count per preset, then per preset: name, members]
     const count = io[1]!;
     const presets: Array<[string, string[]]> = [];
@@ -171,7 +176,7 @@ class NativeCore implements CoreState {
 
   resolve(spec: string): Resolution {
     const text = this.list((io) => this.native.resolvePacked(spec, io));
-    const io = this.io;
+    const io = scratch;
     // io: [entries, enabledCount, enabled lengths, pending lengths]
     const end = 2 + io[1]!;
     const enabled = unpack(text, io, 2, end);
@@ -182,12 +187,12 @@ class NativeCore implements CoreState {
 
   enabled(): string[] {
     const text = this.list((io) => this.native.enabledPacked(io));
-    return unpack(text, this.io, 1, 1 + this.io[0]!);
+    return unpack(text, scratch, 1, 1 + scratch[0]!);
   }
 
   pending(): string[] {
     const text = this.list((io) => this.native.pendingPacked(io));
-    return unpack(text, this.io, 1, 1 + this.io[0]!);
+    return unpack(text, scratch, 1, 1 + scratch[0]!);
   }
 
   nameCount(): number {
@@ -196,11 +201,15 @@ class NativeCore implements CoreState {
 
   names(from: number): string[] {
     const text = this.list((io) => this.native.namesPacked(from, io));
-    return unpack(text, this.io, 1, 1 + this.io[0]!);
+    return unpack(text, scratch, 1, 1 + scratch[0]!);
   }
 
   writeEnabled(bits: Uint32Array): void {
-    this.native.writeEnabled(bits);
+    const words = bits.length;
+    const io = ioFor(words);
+    this.native.writeEnabledPacked(io, words);
+    if (words > 64) bits.set(io.subarray(0, words));
+    else for (let i = 0; i < words; i++) bits[i] = io[i]!;
   }
 }
 

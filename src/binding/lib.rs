@@ -232,9 +232,7 @@ impl NativeState {
         catch_unwind
     )]
     pub fn write_enabled(&self, bits: WordsMut<'_>) -> Result<()> {
-        self.inner
-            .write_enabled(bits)
-            .map_err(|too_short| Error::new(Status::InvalidArg, too_short.to_string()))
+        self.write_words(bits)
     }
 }
 
@@ -420,6 +418,25 @@ impl NativeState {
         pack_out(packed, io)
     }
 
+    /// `writeEnabled` into `io[..words]` (the caller copies them out): the caller's own
+    /// bitset is usually a fresh, small typed array, which V8 must first move off its heap
+    /// for napi to hand it over (0.9 µs, against 0.3 µs for the long-lived `io`). Throws, as
+    /// `writeEnabled` does, when `words` is less than `ceil(nameCount / 32)`.
+    #[napi(
+        js_name = "writeEnabledPacked",
+        ts_args_type = "io: Uint32Array, words: number",
+        catch_unwind
+    )]
+    pub fn write_enabled_packed(&self, io: WordsMut<'_>, words: u32) -> Result<()> {
+        let bits = io.get_mut(..words as usize).ok_or_else(|| {
+            Error::new(
+                Status::InvalidArg,
+                "nemo-lens: io is shorter than the bitset".to_owned(),
+            )
+        })?;
+        self.write_words(bits)
+    }
+
     /// Out: `[enabledCount, the enabled names' lengths…, the pending tokens' lengths…]`.
     #[napi(
         js_name = "resolvePacked",
@@ -440,6 +457,13 @@ impl NativeState {
 }
 
 impl NativeState {
+    /// Wrapped by the packed calls below, for `writeEnabled` into `io`.
+    fn write_words(&self, bits: &mut [u32]) -> Result<()> {
+        self.inner
+            .write_enabled(bits)
+            .map_err(|too_short| Error::new(Status::InvalidArg, too_short.to_string()))
+    }
+
     /// The packed outcome, with the name count left in `io[0]` (`io` is never empty: it held
     /// the input count, or the caller passed at least one word).
     fn finish(&self, outcome: Outcome, io: &mut [u32]) -> PackedOutcome {

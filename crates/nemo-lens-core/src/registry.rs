@@ -101,10 +101,11 @@ impl Marks {
         self.stamps.get(sym as usize) == Some(&self.stamp)
     }
 
-    /// Keep the first occurrence of each id, in order.
-    fn dedupe(&mut self, ids: usize, syms: impl IntoIterator<Item = Sym>) -> Vec<Sym> {
+    /// Keep the first occurrence of each id, in order (in place).
+    fn dedupe(&mut self, ids: usize, mut syms: Vec<Sym>) -> Vec<Sym> {
         self.next(ids);
-        syms.into_iter().filter(|&sym| self.insert(sym)).collect()
+        syms.retain(|&sym| self.insert(sym));
+        syms
     }
 }
 
@@ -198,6 +199,17 @@ impl Registry {
         }
 
         // Valid: from here on the call succeeds, so interning its names changes nothing visible.
+        let (count, bytes) = normalized_presets.iter().fold(
+            (1 + normalized_groups.len(), namespace.len()),
+            |(count, bytes), (name, members)| {
+                (
+                    count + 1 + members.len(),
+                    bytes + name.len() + members.iter().map(|m| m.len()).sum::<usize>(),
+                )
+            },
+        );
+        let bytes = bytes + normalized_groups.iter().map(|g| g.len()).sum::<usize>();
+        self.names.reserve(count, bytes);
         let ns = self.names.intern(namespace);
         let group_ids: Vec<Sym> = normalized_groups
             .iter()
@@ -559,12 +571,20 @@ impl Registry {
 /// members but keeps the first one's position, as inserting into a JS `Map` does.
 fn collapse_presets(entries: Vec<(Sym, Vec<Sym>)>) -> Vec<(Sym, Vec<Sym>)> {
     let mut presets: Vec<(Sym, Vec<Sym>)> = Vec::with_capacity(entries.len());
-    let mut at: FxHashMap<Sym, usize> = FxHashMap::default();
+    // A namespace has a few presets: a linear search, unless it has many.
+    let mut at: Option<FxHashMap<Sym, usize>> = (entries.len() > 16)
+        .then(|| FxHashMap::with_capacity_and_hasher(entries.len(), FxBuildHasher));
     for (name, members) in entries {
-        match at.get(&name) {
-            Some(&i) => presets[i].1 = members,
+        let found = match &at {
+            Some(at) => at.get(&name).copied(),
+            None => presets.iter().position(|(other, _)| *other == name),
+        };
+        match found {
+            Some(i) => presets[i].1 = members,
             None => {
-                at.insert(name, presets.len());
+                if let Some(at) = &mut at {
+                    at.insert(name, presets.len());
+                }
                 presets.push((name, members));
             }
         }

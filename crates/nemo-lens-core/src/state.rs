@@ -92,6 +92,7 @@ impl State {
                 state
                     .registry
                     .register_names(namespace, groups, presets, allow_override)?;
+            state.interned.reserve(registered.groups.len());
             for &group in &registered.groups {
                 state.intern(group);
             }

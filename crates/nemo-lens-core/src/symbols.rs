@@ -37,6 +37,24 @@ impl Symbols {
         &self.text[start..self.ends[i] as usize]
     }
 
+    /// Room for `names` more names of `bytes` bytes in all, so that interning a batch grows
+    /// each buffer at most once.
+    pub fn reserve(&mut self, names: usize, bytes: usize) {
+        self.text.reserve(bytes);
+        self.ends.reserve(names);
+        let Self {
+            text,
+            ends,
+            table,
+            hasher,
+        } = self;
+        table.reserve(names, |&sym| {
+            let i = sym as usize;
+            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+            hasher.hash_one(&text[start..ends[i] as usize])
+        });
+    }
+
     pub fn get(&self, name: &str) -> Option<Sym> {
         let hash = self.hasher.hash_one(name);
         self.table
