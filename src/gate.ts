@@ -61,6 +61,9 @@ export function spanGroup(name: string): SpanGroup {
   return handle;
 }
 
+/** syncGates' other bitset (never `mirror.bits` itself). */
+let spare: Uint32Array = new Uint32Array(0);
+
 /** Bring `table` and every handle in line with the core's enabled set. Cold path: O(names / 32). */
 export function syncGates(): void {
   const { core, mirror, handles } = shared;
@@ -68,9 +71,12 @@ export function syncGates(): void {
   if (count > mirror.names.length) {
     for (const name of core.names(mirror.names.length)) mirror.names.push(name);
   }
-  const next = new Uint32Array((count + 31) >>> 5);
+  const words = (count + 31) >>> 5;
+  // Double-buffered: the bitset before the last one is reused when it is the right size.
+  const next = spare.length === words ? spare : new Uint32Array(words);
   core.writeEnabled(next);
   const previous = mirror.bits;
+  spare = previous;
   for (let word = 0; word < next.length; word++) {
     let changed = next[word]! ^ (previous[word] ?? 0);
     while (changed !== 0) {
