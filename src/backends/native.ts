@@ -108,14 +108,20 @@ class NativeCore implements CoreState {
     io[1] = groups.length;
     io[2] = presetCount;
     let at = lengthsInto(io, groups, 3 + presetCount);
-    let text = groups.join('');
+    // One join of every name: a flat string, which napi copies out directly (concatenating
+    // the pieces instead makes a rope that V8 flattens first, +0.5 µs at 10 groups).
+    const parts = presetCount === 0 ? groups : groups.slice();
     for (let p = 0; p < presetCount; p++) {
-      const [name, members] = presets![p]!;
+      const preset = presets![p]!;
+      const name = preset[0];
+      const members = preset[1];
       io[3 + p] = members.length;
       io[at++] = name.length;
       at = lengthsInto(io, members, at);
-      text += name + members.join('');
+      parts.push(name);
+      for (let m = 0; m < members.length; m++) parts.push(members[m]!);
     }
+    const text = parts.join('');
     return this.done(this.native.registerPacked(namespace, text, io, allowOverride));
   }
 
