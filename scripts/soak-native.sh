@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Leak soak of the native addon: register / resolve / setSpec / pin / unregister / clear, the
-# refused-call paths and the bitset writes, on NativeState instances that are dropped and
-# finalized every 1000 rounds, driven straight through the napi binding (no facade, no tsx).
+# refused-call paths and the bitset writes, on native cores that are dropped and finalized
+# every 1000 rounds, driven through the CoreState wrapper the package ships
+# (dist/backends/native.js, which makes the binding's packed calls; no facade, no tsx).
 #
 #   1. LeakSanitizer (GCC's liblsan, LD_PRELOADed into node) at two round counts, plus a pass
 #      that loads the addon in worker threads: a leak in the addon grows with the rounds or
@@ -31,18 +32,24 @@ echo "soak-native: building an unstripped release addon (target/soak)"
 CARGO_TARGET_DIR=target/soak CARGO_PROFILE_RELEASE_STRIP=none CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
   cargo build --release -p nemo-lens-node --quiet
 cp target/soak/release/libnemo_lens_node.so "$work/nemo-lens.node"
-export SOAK_BINDING="$work/nemo-lens.node"
+# The generated loader honours NAPI_RS_NATIVE_LIBRARY_PATH, so dist's wrapper loads this copy.
+export NAPI_RS_NATIVE_LIBRARY_PATH="$work/nemo-lens.node"
+export SOAK_NATIVE_MODULE="$PWD/dist/backends/native.js"
+npm run build:ts --silent
 
 cat >"$work/driver.js" <<'EOF'
 'use strict';
 const { Worker, isMainThread, workerData, parentPort } = require('node:worker_threads');
-const { NativeState } = require(process.env.SOAK_BINDING);
+const { loadNative } = require(process.env.SOAK_NATIVE_MODULE);
+const native = loadNative();
+if (!native.ok) throw native.error;
+if (!process.env.NAPI_RS_NATIVE_LIBRARY_PATH) throw new Error('NAPI_RS_NATIVE_LIBRARY_PATH is not set');
 
 // Node runs napi finalizers from the event loop (after the GC that found the object dead), so
 // the loop yields whenever it drops an instance, as any real program's event loop would: a
 // synchronous loop would keep every dropped instance's memory until it ended.
 async function soak(rounds, sample) {
-  let state = new NativeState();
+  let state = native.create();
   let refused = 0;
   for (let i = 0; i < rounds; i++) {
     const ns = `ns${i % 17}`;
@@ -64,7 +71,7 @@ async function soak(rounds, sample) {
     }
     state.presets(); state.groups(); state.namespaces(); state.enabled(); state.pending(); state.names(0);
     if (i % 1000 === 999) {
-      state = new NativeState(); // the old instance is freed by its finalizer
+      state = native.create(); // the old instance is freed by its finalizer
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (sample && i % (rounds / 10) === 0) await sample(i);
