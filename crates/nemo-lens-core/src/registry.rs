@@ -22,6 +22,20 @@ pub const ALL: &str = "all";
 /// A preset as passed to `register`: its name and members, both as given.
 pub type PresetEntry = (String, Vec<String>);
 
+/// Owned names as given to `register`, borrowed for `register_names`.
+pub(crate) fn borrow_names<'a>(
+    groups: &'a [String],
+    presets: Option<&'a [PresetEntry]>,
+) -> (Vec<&'a str>, Vec<(&'a str, Vec<&'a str>)>) {
+    let groups = groups.iter().map(String::as_str).collect();
+    let presets = presets
+        .unwrap_or_default()
+        .iter()
+        .map(|(name, members)| (name.as_str(), members.iter().map(String::as_str).collect()))
+        .collect();
+    (groups, presets)
+}
+
 type FxIndexMap<K, V> = IndexMap<K, V, FxBuildHasher>;
 
 /// No id: `owner[group]` of a name that is not a registered group.
@@ -153,12 +167,7 @@ impl Registry {
         presets: Option<&[PresetEntry]>,
         allow_override: bool,
     ) -> Result<Registered, Diagnostic> {
-        let groups: Vec<&str> = groups.iter().map(String::as_str).collect();
-        let presets: Vec<(&str, Vec<&str>)> = presets
-            .unwrap_or_default()
-            .iter()
-            .map(|(name, members)| (name.as_str(), members.iter().map(String::as_str).collect()))
-            .collect();
+        let (groups, presets) = borrow_names(groups, presets);
         self.register_names(namespace, &groups, &presets, allow_override)
     }
 

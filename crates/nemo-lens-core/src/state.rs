@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::messages::{self, Available};
-use crate::registry::{PresetEntry, Registry};
+use crate::registry::{borrow_names, PresetEntry, Registry};
 use crate::symbols::Sym;
 use crate::{Diagnostic, Outcome, Resolution};
 
@@ -70,12 +70,7 @@ impl State {
         presets: Option<&[PresetEntry]>,
         allow_override: bool,
     ) -> Outcome {
-        let groups: Vec<&str> = groups.iter().map(String::as_str).collect();
-        let presets: Vec<(&str, Vec<&str>)> = presets
-            .unwrap_or_default()
-            .iter()
-            .map(|(name, members)| (name.as_str(), members.iter().map(String::as_str).collect()))
-            .collect();
+        let (groups, presets) = borrow_names(groups, presets);
         self.register_names(namespace, &groups, &presets, allow_override)
     }
 
