@@ -34,3 +34,20 @@ test('native and twin agree on random operation sequences', (t) => {
   );
   t.pass();
 });
+
+test('a report against a large registry lists the same first names on both cores', (t) => {
+  if (!native.ok) {
+    t.is(process.env['NEMO_LENS_BACKEND'], 'js', `native core missing: ${native.error.message}`);
+    return;
+  }
+  const groups = Array.from({ length: 25 }, (_, i) => `g${String(i).padStart(2, '0')}`);
+  const messages = [new JsState(), native.create()].map((core) => {
+    core.register('big', groups, null, false);
+    return core.setSpec('typo').warnings.map((w) => w.message);
+  });
+  t.deepEqual(messages[0], messages[1]);
+  const [message] = messages[0]!;
+  t.regex(message!, /"g19" and 5 more; presets: "all"; namespaces: "big"\./);
+  t.false(message!.includes('"g20"'), 'names past the limit are counted, not listed');
+  t.true(message!.includes('"typo"'), 'the pending names are always listed');
+});

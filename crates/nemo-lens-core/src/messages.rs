@@ -26,12 +26,27 @@ pub struct Available {
     pub namespaces: Vec<String>,
 }
 
+/// How many names of each kind a report lists as available: a registry of 100k groups must
+/// not turn one warning into a megabyte of stderr.
+pub const AVAILABLE_LIMIT: usize = 20;
+
+fn some(names: &[String]) -> String {
+    if names.len() <= AVAILABLE_LIMIT {
+        return list(names);
+    }
+    format!(
+        "{} and {} more",
+        list(&names[..AVAILABLE_LIMIT]),
+        names.len() - AVAILABLE_LIMIT
+    )
+}
+
 fn available(a: &Available) -> String {
     format!(
         "Available groups: {}; presets: {}; namespaces: {}.",
-        list(&a.groups),
-        list(&a.presets),
-        list(&a.namespaces)
+        some(&a.groups),
+        some(&a.presets),
+        some(&a.namespaces)
     )
 }
 
@@ -173,6 +188,17 @@ mod tests {
 
     fn names(values: &[&str]) -> Vec<String> {
         values.iter().map(|v| (*v).to_owned()).collect()
+    }
+
+    #[test]
+    fn available_lists_stop_at_the_limit() {
+        let many: Vec<String> = (0..AVAILABLE_LIMIT + 3).map(|i| format!("g{i}")).collect();
+        let listed = some(&many);
+        assert!(listed.ends_with(&format!("\"g{}\" and 3 more", AVAILABLE_LIMIT - 1)));
+        assert_eq!(
+            some(&many[..AVAILABLE_LIMIT]),
+            list(&many[..AVAILABLE_LIMIT])
+        );
     }
 
     #[test]

@@ -14,8 +14,17 @@ export interface Available {
   readonly namespaces: readonly string[];
 }
 
+/**
+ * How many names of each kind a report lists as available: a registry of 100k groups must
+ * not turn one warning into a megabyte of stderr.
+ */
+export const AVAILABLE_LIMIT = 20;
+
+const some = (names: readonly string[]): string =>
+  names.length <= AVAILABLE_LIMIT ? list(names) : `${list(names.slice(0, AVAILABLE_LIMIT))} and ${names.length - AVAILABLE_LIMIT} more`;
+
 const available = (a: Available): string =>
-  `Available groups: ${list(a.groups)}; presets: ${list(a.presets)}; namespaces: ${list(a.namespaces)}.`;
+  `Available groups: ${some(a.groups)}; presets: ${some(a.presets)}; namespaces: ${some(a.namespaces)}.`;
 
 export const invalidNamespace = (): Diagnostic => ({
   code: 'ERR_NEMO_LENS_INVALID_NAMESPACE',
