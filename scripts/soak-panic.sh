@@ -15,20 +15,25 @@ trap 'rm -rf "$work"' EXIT
 echo "soak-panic: building the addon with the panic-probe feature (target/soak-panic)"
 CARGO_TARGET_DIR=target/soak-panic cargo build --release -p nemo-lens-node --features panic-probe --quiet
 cp target/soak-panic/release/libnemo_lens_node.so "$work/nemo-lens.node"
+# dist's wrapper (what the package ships) loads this copy through the generated loader.
+npm run build:ts --silent
+export NAPI_RS_NATIVE_LIBRARY_PATH="$work/nemo-lens.node"
+export PROBE_NATIVE_MODULE="$PWD/dist/backends/native.js"
 
 cat >"$work/check.js" <<'JS'
 'use strict';
 const { Worker, isMainThread, parentPort } = require('node:worker_threads');
-const { NativeState } = require(process.env.PROBE_BINDING);
+const native = require(process.env.PROBE_NATIVE_MODULE).loadNative();
+if (!native.ok) throw native.error;
 const rounds = Number(process.env.ROUNDS);
 
 function probe() {
-  const state = new NativeState();
+  const state = native.create(); // the CoreState wrapper; `state.native` is the napi instance
   state.register('mega', ['step'], null, false);
   let caught = 0;
   for (let i = 0; i < rounds; i++) {
     try {
-      state.panicProbe(`panic ${i}`);
+      state.native.panicProbe(`panic ${i}`);
     } catch (error) {
       if (!(error instanceof Error) || error.message !== `panic ${i}`) throw new Error(`unexpected: ${error}`);
       caught++;
@@ -50,7 +55,7 @@ if (!isMainThread) {
 JS
 
 # The default panic hook prints each panic to stderr; keep only the count.
-result=$(PROBE_BINDING="$work/nemo-lens.node" ROUNDS="$ROUNDS" node "$work/check.js" 2>"$work/stderr.txt")
+result=$(ROUNDS="$ROUNDS" node "$work/check.js" 2>"$work/stderr.txt")
 printed=$(grep -c "panicked at" "$work/stderr.txt" || true)
 echo "soak-panic: ${result}; ${printed} panics printed by the default hook"
 node -e '

@@ -13,8 +13,8 @@ type PackedOutcome = string[] | null;
 type PackedNames = string | number;
 
 /**
- * The napi class (`src/binding/lib.rs`). Besides the CoreState-shaped methods (kept for the
- * soak scripts), it has packed ones, which `NativeCore` below uses: a list of names crosses
+ * The napi class (`src/binding/lib.rs`), whose packed methods `NativeCore` below turns into
+ * `CoreState`: a list of names crosses
  * napi as one string plus UTF-16 lengths in `io` instead of one napi string per name; an
  * outcome with nothing to report is `null` instead of an object built field by field; `io`,
  * one `Uint32Array` reused from call to call, carries the lengths both ways (`io[0]`: how many

@@ -1,5 +1,6 @@
-//! The napi-rs binding: a thin `NativeState` class over the pure core's `State`, shaped
-//! exactly like `CoreState` in `src/backends/types.ts` so the facade can use either backend.
+//! The napi-rs binding: a thin `NativeState` class over the pure core's `State`, one method
+//! per `CoreState` operation (`src/backends/types.ts`) in a packed form that crosses napi
+//! cheaply; `NativeCore` in `src/backends/native.ts` turns it back into `CoreState`.
 //!
 //! Each JS realm creates its own `NativeState`, so no state is global here: a Rust `static`
 //! would be shared by the main thread and every worker thread of the process.
@@ -13,53 +14,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use nemo_lens_core::wire::{split_utf16, BadLengths, Packed};
-use nemo_lens_core::{Diagnostic, Outcome, Resolution, State};
-
-#[napi(object, js_name = "Diagnostic")]
-pub struct JsDiagnostic {
-    pub code: String,
-    pub message: String,
-}
-
-/// `error` is absent (undefined) unless the call was refused.
-#[napi(object, js_name = "Outcome")]
-pub struct JsOutcome {
-    pub error: Option<JsDiagnostic>,
-    pub warnings: Vec<JsDiagnostic>,
-}
-
-#[napi(object, js_name = "Resolution")]
-pub struct JsResolution {
-    pub enabled: Vec<String>,
-    pub pending: Vec<String>,
-}
-
-impl From<Diagnostic> for JsDiagnostic {
-    fn from(diagnostic: Diagnostic) -> Self {
-        Self {
-            code: diagnostic.code.to_owned(),
-            message: diagnostic.message,
-        }
-    }
-}
-
-impl From<Outcome> for JsOutcome {
-    fn from(outcome: Outcome) -> Self {
-        Self {
-            error: outcome.error.map(Into::into),
-            warnings: outcome.warnings.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
-impl From<Resolution> for JsResolution {
-    fn from(resolution: Resolution) -> Self {
-        Self {
-            enabled: resolution.enabled,
-            pending: resolution.pending,
-        }
-    }
-}
+use nemo_lens_core::{Outcome, State};
 
 /// The caller's `Uint32Array`, borrowed for one call through napi's own `&mut [u32]`
 /// conversion (which checks it is a Uint32Array). The alias is needed because `#[napi]`
@@ -139,40 +94,6 @@ impl NativeState {
         }
     }
 
-    /// `presets`: `null`/`undefined`, or an array of `[name, members]` pairs.
-    #[napi(catch_unwind)]
-    pub fn register(
-        &mut self,
-        namespace: String,
-        groups: Vec<String>,
-        presets: Option<Vec<(String, Vec<String>)>>,
-        allow_override: bool,
-    ) -> JsOutcome {
-        self.inner
-            .register(&namespace, &groups, presets.as_deref(), allow_override)
-            .into()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn unregister(&mut self, namespace: String) -> JsOutcome {
-        self.inner.unregister(&namespace).into()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn clear(&mut self) -> JsOutcome {
-        self.inner.clear().into()
-    }
-
-    #[napi(js_name = "setSpec", catch_unwind)]
-    pub fn set_spec(&mut self, spec: String) -> JsOutcome {
-        self.inner.set_spec(&spec).into()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn pin(&mut self, names: Vec<String>) -> JsOutcome {
-        self.inner.pin(&names).into()
-    }
-
     #[napi(js_name = "setSetupDone", catch_unwind)]
     pub fn set_setup_done(&mut self, done: bool) {
         self.inner.set_setup_done(done);
@@ -182,61 +103,9 @@ impl NativeState {
     pub fn reset(&mut self) {
         self.inner.reset();
     }
-
-    #[napi(catch_unwind)]
-    pub fn groups(&self) -> Vec<String> {
-        self.inner.groups()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn namespaces(&self) -> Vec<String> {
-        self.inner.namespaces()
-    }
-
-    /// `[name, members]` pairs, `all` first.
-    #[napi(catch_unwind)]
-    pub fn presets(&self) -> Vec<(String, Vec<String>)> {
-        self.inner.presets()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn resolve(&self, spec: String) -> JsResolution {
-        self.inner.resolve(&spec).into()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn enabled(&self) -> Vec<String> {
-        self.inner.enabled()
-    }
-
-    #[napi(catch_unwind)]
-    pub fn pending(&self) -> Vec<String> {
-        self.inner.pending()
-    }
-
-    #[napi(js_name = "nameCount", catch_unwind)]
-    pub fn name_count(&self) -> u32 {
-        to_js_count(self.inner.name_count())
-    }
-
-    #[napi(catch_unwind)]
-    pub fn names(&self, from: u32) -> Vec<String> {
-        self.inner.names(from as usize)
-    }
-
-    /// Fill the caller's `Uint32Array` during this call; no pointer to it is kept.
-    /// Throws (writing nothing) when it is shorter than `ceil(nameCount / 32)` words.
-    #[napi(
-        js_name = "writeEnabled",
-        ts_args_type = "bits: Uint32Array",
-        catch_unwind
-    )]
-    pub fn write_enabled(&self, bits: WordsMut<'_>) -> Result<()> {
-        self.write_words(bits)
-    }
 }
 
-/// The packed calls `src/backends/native.ts` makes: the same operations as above, with lists
+/// The calls `src/backends/native.ts` makes, one per `CoreState` operation, with lists
 /// of names passed as one string plus their UTF-16 lengths, outcomes that are `null` when there
 /// is nothing to report, and one caller-owned `Uint32Array` (`io`, reused from call to call so
 /// that no typed array is allocated per call) that carries the lengths in and out. Every
