@@ -159,19 +159,10 @@ impl Registry {
         self.names.get(name)
     }
 
-    /// Validate, then replace or add; an `Err` leaves everything unchanged.
-    pub fn register(
-        &mut self,
-        namespace: &str,
-        groups: &[String],
-        presets: Option<&[PresetEntry]>,
-        allow_override: bool,
-    ) -> Result<Registered, Diagnostic> {
-        let (groups, presets) = borrow_names(groups, presets);
-        self.register_names(namespace, &groups, &presets, allow_override)
-    }
-
-    /// [`Registry::register`] over borrowed names (`presets`: as given, `[]` for none).
+    /// Validate, then replace or add; an `Err` leaves everything unchanged. Names are
+    /// borrowed as given (`presets`: `[]` for none); [`State::register`] takes owned ones.
+    ///
+    /// [`State::register`]: crate::State::register
     pub fn register_names(
         &mut self,
         namespace: &str,
@@ -604,6 +595,30 @@ fn collapse_presets(entries: Vec<(Sym, Vec<Sym>)>) -> Vec<(Sym, Vec<Sym>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tests' shorthand: register owned names, as `State::register` does.
+    trait RegisterOwned {
+        fn register(
+            &mut self,
+            namespace: &str,
+            groups: &[String],
+            presets: Option<&[PresetEntry]>,
+            allow_override: bool,
+        ) -> Result<Registered, Diagnostic>;
+    }
+
+    impl RegisterOwned for Registry {
+        fn register(
+            &mut self,
+            namespace: &str,
+            groups: &[String],
+            presets: Option<&[PresetEntry]>,
+            allow_override: bool,
+        ) -> Result<Registered, Diagnostic> {
+            let (groups, presets) = borrow_names(groups, presets);
+            self.register_names(namespace, &groups, &presets, allow_override)
+        }
+    }
 
     fn names(values: &[&str]) -> Vec<String> {
         values.iter().map(|v| (*v).to_owned()).collect()

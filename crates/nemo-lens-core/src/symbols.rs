@@ -11,6 +11,14 @@ use rustc_hash::FxBuildHasher;
 /// An interned name.
 pub type Sym = u32;
 
+/// The text of `sym`: from where the previous name ends to where its own does. A free
+/// function, so that `reserve` and `intern` can use it while they borrow `table` mutably.
+fn slice<'a>(text: &'a str, ends: &[u32], sym: Sym) -> &'a str {
+    let i = sym as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &text[start..ends[i] as usize]
+}
+
 #[derive(Default)]
 pub struct Symbols {
     /// Every interned name, one after the other.
@@ -32,9 +40,7 @@ impl Symbols {
     }
 
     pub fn name(&self, sym: Sym) -> &str {
-        let i = sym as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.text[start..self.ends[i] as usize]
+        slice(&self.text, &self.ends, sym)
     }
 
     /// Room for `names` more names of `bytes` bytes in all, so that interning a batch grows
@@ -48,11 +54,7 @@ impl Symbols {
             table,
             hasher,
         } = self;
-        table.reserve(names, |&sym| {
-            let i = sym as usize;
-            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-            hasher.hash_one(&text[start..ends[i] as usize])
-        });
+        table.reserve(names, |&sym| hasher.hash_one(slice(text, ends, sym)));
     }
 
     pub fn get(&self, name: &str) -> Option<Sym> {
@@ -70,19 +72,12 @@ impl Symbols {
             table,
             hasher,
         } = self;
-        let name_of = |sym: Sym| {
-            let i = sym as usize;
-            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-            &text[start..ends[i] as usize]
-        };
-        if let Some(&sym) = table.find(hash, |&sym| name_of(sym) == name) {
+        if let Some(&sym) = table.find(hash, |&sym| slice(text, ends, sym) == name) {
             return sym;
         }
         let sym = Sym::try_from(ends.len()).expect("fewer than 2^32 names");
         table.insert_unique(hash, sym, |&other| {
-            let i = other as usize;
-            let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-            hasher.hash_one(&text[start..ends[i] as usize])
+            hasher.hash_one(slice(text, ends, other))
         });
         text.push_str(name);
         ends.push(u32::try_from(text.len()).expect("names total under 4 GiB"));
