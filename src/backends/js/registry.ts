@@ -1,6 +1,8 @@
 /**
  * The span-group registry of the TypeScript twin: namespaces, the groups they own and
- * their presets. Mirrors `crates/nemo-lens-core/src/registry.rs` step for step.
+ * their presets. Mirrors `crates/nemo-lens-core/src/registry.rs` step for step; the Rust
+ * side adds two things with no JS counterpart: names interned to integer ids (a JS string is
+ * already shared by reference) and merged presets cached between registry changes.
  */
 import type { Diagnostic } from '../types';
 import * as messages from './messages';
