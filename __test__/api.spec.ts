@@ -115,7 +115,7 @@ test.serial('gate handles are one object per name and follow every resolution', 
   t.false(step.enabled);
   setEnabledSpanGroups(['step']);
   t.true(step.enabled);
-  resetTelemetry();
+  void resetTelemetry();
   t.false(step.enabled);
   t.false(isSpanGroupEnabled('step'));
 });

@@ -84,7 +84,7 @@ function defineVectors(file: 'registry.json' | 'registry-random.json'): void {
 type Check = (label: string, actual: unknown, expected: unknown) => void;
 
 async function runVector(vector: Vector, check: Check): Promise<void> {
-  resetTelemetry();
+  void resetTelemetry();
   for (const [index, step] of vector.steps.entries()) {
     warnings.length = 0;
     const outcome = await run(step);

@@ -86,6 +86,7 @@ function failing(shape: Shape, value: unknown): () => unknown {
         throw value;
       };
     case 'rejected promise':
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the non-Error reasons are the point
       return () => Promise.reject(value);
     case 'rejecting thenable':
       return () => ({

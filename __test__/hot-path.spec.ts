@@ -29,7 +29,7 @@ function countCoreCalls(): { calls: string[]; restore: () => void } {
 }
 
 test.serial('gates, disabled managedSpan and traceFn make no core call', (t) => {
-  resetTelemetry();
+  void resetTelemetry();
   SpanRegistry.register('trainer', ['step', 'layer']);
   setSpanGroupSpec('step');
   const layer = spanGroup('layer');

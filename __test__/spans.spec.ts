@@ -16,7 +16,7 @@ import { installInMemoryTracing } from './helpers/tracing';
 const { exporter } = installInMemoryTracing();
 
 test.beforeEach(() => {
-  resetTelemetry();
+  void resetTelemetry();
   exporter.reset();
   SpanRegistry.register('trainer', ['step', 'layer', 'job']);
 });
@@ -117,6 +117,7 @@ test.serial('a throw is recorded with status ERROR and the same value is rethrow
   t.is(span!.events[0]?.attributes?.['exception.type'], 'RangeError');
 });
 
+/* eslint-disable @typescript-eslint/only-throw-error -- throwing non-Error values is what this test is about */
 test.serial('non-Error throws and rejections reach the caller unchanged', async (t) => {
   setSpanGroupSpec('step');
   for (const value of ['a string', undefined, 0, { custom: true }]) {
@@ -143,6 +144,7 @@ test.serial('non-Error throws and rejections reach the caller unchanged', async 
   t.is(finished().length, 8);
   t.true(finished().every((span) => span.status.code === SpanStatusCode.ERROR));
 });
+/* eslint-enable @typescript-eslint/only-throw-error */
 
 test.serial('a thenable that is not a Promise is awaited by the span', async (t) => {
   setSpanGroupSpec('step');
@@ -253,6 +255,6 @@ test.serial('a broken tracer does not fail the instrumented code', (t) => {
 
 test.serial('a missing callback is a coded TypeError when enabled', (t) => {
   setSpanGroupSpec('step');
-  const error = t.throws(() => managedSpan('step', 'x', {} as never), { instanceOf: TypeError });
+  const error = t.throws(() => managedSpan<unknown>('step', 'x', {} as never), { instanceOf: TypeError });
   t.is((error as { code?: string }).code, 'ERR_NEMO_LENS_INVALID_ARGUMENT');
 });

@@ -44,7 +44,7 @@ function startScenarioWorker(scenario: Scenario, env: Record<string, string> = {
 }
 
 async function firstMessage<T>(worker: Worker): Promise<T> {
-  const [message] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => Promise.reject(error))])) as [T];
+  const [message] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]: Error[]) => Promise.reject(error as Error))])) as [T];
   const failure = (message as { error?: string } | undefined)?.error;
   if (failure !== undefined) throw new Error(`worker failed: ${failure}`);
   return message;

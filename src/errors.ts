@@ -41,9 +41,11 @@ export function errorFromDiagnostic(diagnostic: Diagnostic): NemoLensError {
 /** Short, bounded description of a bad value for error messages. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
   if (typeof value === 'function') return 'a function';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
-  return `${typeof value} ${String(value)}`;
+  // What is left: a number, bigint, boolean or symbol, each shown with its type ("number 42").
+  return `${typeof value} ${String(value as number | bigint | boolean | symbol)}`;
 }

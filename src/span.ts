@@ -198,7 +198,7 @@ export interface TraceFnDecorator {
  * disabled calls; none with this split, see __test__/memory.spec.ts).
  */
 function runTraced(name: string, options: ManagedSpanOptions | undefined, group: string, fn: AnyFunction, self: unknown, args: IArguments): unknown {
-  return startAndRun(name, options, group, () => fn.apply(self, args as unknown as unknown[]));
+  return startAndRun<unknown>(name, options, group, () => fn.apply(self, args as unknown as unknown[]));
 }
 
 /**

@@ -49,13 +49,32 @@ function jsonKeyValues(list: JsonKeyValue[] | undefined): Record<string, unknown
   return Object.fromEntries((list ?? []).map(({ key, value }) => [key, jsonAnyValue(value)]));
 }
 
+/** The fields of an OTLP/JSON span this decoder reads (ids hex or base64, times as strings). */
+interface JsonSpan {
+  name: string;
+  traceId?: string;
+  spanId?: string;
+  parentSpanId?: string;
+  kind?: number;
+  startTimeUnixNano?: string | number;
+  endTimeUnixNano?: string | number;
+  attributes?: JsonKeyValue[];
+  events?: Array<{ name: string; attributes?: JsonKeyValue[] }>;
+  status?: { code?: number; message?: string };
+}
+
+interface JsonResourceSpans {
+  resource?: { attributes?: JsonKeyValue[] };
+  scopeSpans?: Array<{ scope?: { name?: string }; spans?: JsonSpan[] }>;
+}
+
 /** OTLP/JSON ExportTraceServiceRequest → the same shape as the protobuf decoder's. */
 export function decodeJsonTraceRequest(body: Buffer): DecodedSpan[] {
-  const request = JSON.parse(body.toString('utf8')) as { resourceSpans?: Array<Record<string, any>> };
+  const request = JSON.parse(body.toString('utf8')) as { resourceSpans?: JsonResourceSpans[] };
   const spans: DecodedSpan[] = [];
   for (const rs of request.resourceSpans ?? []) {
-    const resource = jsonKeyValues(rs['resource']?.attributes);
-    for (const ss of rs['scopeSpans'] ?? []) {
+    const resource = jsonKeyValues(rs.resource?.attributes);
+    for (const ss of rs.scopeSpans ?? []) {
       for (const span of ss.spans ?? []) {
         spans.push({
           name: span.name,
@@ -66,7 +85,7 @@ export function decodeJsonTraceRequest(body: Buffer): DecodedSpan[] {
           startTimeUnixNano: BigInt(span.startTimeUnixNano ?? 0),
           endTimeUnixNano: BigInt(span.endTimeUnixNano ?? 0),
           attributes: jsonKeyValues(span.attributes),
-          events: (span.events ?? []).map((event: { name: string; attributes?: JsonKeyValue[] }) => ({
+          events: (span.events ?? []).map((event) => ({
             name: event.name,
             attributes: jsonKeyValues(event.attributes),
           })),

@@ -127,7 +127,7 @@ export function decodeTraceRequest(body: Buffer): DecodedSpan[] {
       for (const spanBytes of all(ss, 2)) {
         const span = readFields(spanBytes);
         const statusBytes = bytes(span, 15);
-        const status = statusBytes ? readFields(statusBytes) : new Map();
+        const status = readFields(statusBytes ?? Buffer.alloc(0));
         spans.push({
           traceId: hex(span, 1),
           spanId: hex(span, 2),

@@ -98,7 +98,7 @@ function traceCase(proposed: boolean) {
 
     /** The enabled path, outside the wrapper (as src/span.ts's runTraced). */
     function runTraced(group: string | SpanGroup, name: string, fn: AnyFunction, self: unknown, args: IArguments): unknown {
-      return managedSpan(group, name, () => fn.apply(self, args as unknown as unknown[]));
+      return managedSpan<unknown>(group, name, () => fn.apply(self, args as unknown as unknown[]));
     }
 
     /** A copy of src/span.ts traceFn's wrapper as of 5c21d7b (same disabled path; enabled path through managedSpan). */

@@ -61,6 +61,7 @@ function primeCache(packages: readonly LockedPackage[], cwd: string, why: Comman
     throw new Error(
       `the offline install failed, and priming the npm cache from the registry (to retry it) failed too.\n` +
         `The install: ${why.message}\nThe priming: ${(error as Error).message}`,
+      { cause: error },
     );
   }
 }

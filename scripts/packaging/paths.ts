@@ -18,7 +18,7 @@ export function readJson<T>(file: string): T {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
   } catch (error) {
-    throw new Error(`cannot read ${file}: ${(error as Error).message}`);
+    throw new Error(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
 }
 
