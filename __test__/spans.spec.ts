@@ -258,3 +258,14 @@ test.serial('a missing callback is a coded TypeError when enabled', (t) => {
   const error = t.throws(() => managedSpan<unknown>('step', 'x', {} as never), { instanceOf: TypeError });
   t.is((error as { code?: string }).code, 'ERR_NEMO_LENS_INVALID_ARGUMENT');
 });
+
+test.serial('a callback that is not a function is reported as given, with or without options', (t) => {
+  setSpanGroupSpec('step');
+  const given = 'needs a callback function, got number 42.';
+  t.throws(() => managedSpan<unknown>('step', 's', 42 as never), { instanceOf: TypeError, message: `nemo-lens: managedSpan(group, name, [options,] fn) ${given}` });
+  t.throws(() => managedSpan<unknown>('step', 's', {}, 42 as never), { instanceOf: TypeError, message: /got number 42\.$/ });
+  t.throws(() => spanCm<unknown>('s', 42 as never), { instanceOf: TypeError, message: `nemo-lens: spanCm(name, [options,] fn) ${given}` });
+  t.throws(() => spanCm<unknown>('s', {}, 42 as never), { instanceOf: TypeError, message: /got number 42\.$/ });
+  t.throws(() => traceFn('step', 's')(42 as never), { instanceOf: TypeError, message: /traceFn\(group, name\)\(fn\) needs a callback function, got number 42\.$/ });
+  t.deepEqual(finished(), [], 'no span was started');
+});

@@ -10,7 +10,6 @@
  *   - do no work before the gate (attribute objects belong inside `if (span)`).
  */
 import {
-  ProxyTracerProvider,
   SpanStatusCode,
   context,
   trace,
@@ -27,6 +26,7 @@ import {
 import { NemoLensTypeError, describe } from './errors';
 import { spanGroup, type SpanGroup, type SpanGroupLike } from './gate';
 import { shared } from './global';
+import { globalTracerProvider } from './global-tracer-provider';
 import { VERSION } from './version';
 
 /** The attribute naming the span group of every gated span. */
@@ -54,8 +54,7 @@ function defaultTracer(): Tracer {
   if (telemetry?.tracer !== undefined) return telemetry.tracer;
   // trace.getTracer() per span costs a provider lookup and a key string; the SDK behind the
   // global proxy provider changes only on (re)registration, so cache against it.
-  const global = trace.getTracerProvider();
-  const provider = global instanceof ProxyTracerProvider ? global.getDelegate() : global;
+  const provider = globalTracerProvider();
   if (globalTracer?.provider !== provider) globalTracer = { provider, tracer: provider.getTracer('nemo-lens', VERSION) };
   return globalTracer.tracer;
 }
@@ -145,8 +144,18 @@ function startAndRun<T>(name: string, options: ManagedSpanOptions | undefined, g
   return runInSpan(span, parent, fn);
 }
 
-function checkCallback(fn: unknown, api: string): void {
-  if (typeof fn !== 'function') throw new NemoLensTypeError(`nemo-lens: ${api} needs a callback function, got ${describe(fn)}.`);
+/**
+ * Throw unless `fn` is a function. `given` is what the caller passed as the callback, for the
+ * message: in `(…, [options,] fn)` calls that is the last argument, which is `fn`'s slot only
+ * when options were given (`managedSpan('on', 's', 42)` must report the 42, not `undefined`).
+ */
+function checkCallback(fn: unknown, given: unknown, api: string): void {
+  if (typeof fn !== 'function') throw new NemoLensTypeError(`nemo-lens: ${api} needs a callback function, got ${describe(given)}.`);
+}
+
+/** The callback a `(…, a, [b])` call was given: its last argument. */
+function lastArgument(a: unknown, b: unknown): unknown {
+  return b === undefined ? a : b;
 }
 
 /**
@@ -154,6 +163,10 @@ function checkCallback(fn: unknown, api: string): void {
  * ends when `fn` returns or its promise settles, and records a throw or rejection (status
  * ERROR) before the same value is rethrown. When the group is disabled: `fn(undefined)`,
  * nothing else. The gate is read at call time.
+ *
+ * A callback that is not a function is a coded `TypeError` when the group is enabled; when it
+ * is disabled, the call fails with the engine's own `TypeError` (such as "b is not a function"),
+ * because the disabled path checks nothing, by design (see the top of this module).
  */
 export function managedSpan<T>(group: SpanGroupLike, name: string, fn: (span: Span | undefined) => T): T;
 export function managedSpan<T>(group: SpanGroupLike, name: string, options: ManagedSpanOptions, fn: (span: Span | undefined) => T): T;
@@ -169,7 +182,7 @@ export function managedSpan<T>(
     return typeof a === 'function' ? a(undefined) : b!(undefined);
   }
   const fn = typeof a === 'function' ? a : b;
-  checkCallback(fn, 'managedSpan(group, name, [options,] fn)');
+  checkCallback(fn, lastArgument(a, b), 'managedSpan(group, name, [options,] fn)');
   return startAndRun(name, typeof a === 'function' ? undefined : a, groupName(group), fn!);
 }
 
@@ -178,7 +191,7 @@ export function spanCm<T>(name: string, fn: (span: Span | undefined) => T): T;
 export function spanCm<T>(name: string, options: ManagedSpanOptions, fn: (span: Span | undefined) => T): T;
 export function spanCm<T>(name: string, a: ManagedSpanOptions | ((span: Span | undefined) => T), b?: (span: Span | undefined) => T): T {
   const fn = typeof a === 'function' ? a : b;
-  checkCallback(fn, 'spanCm(name, [options,] fn)');
+  checkCallback(fn, lastArgument(a, b), 'spanCm(name, [options,] fn)');
   return startAndRun(name, typeof a === 'function' ? undefined : a, undefined, fn!);
 }
 
@@ -213,7 +226,7 @@ export function traceFn(group: SpanGroupLike, name: string, options?: ManagedSpa
   // read shared by all wrappers goes megamorphic as soon as two names exist; see bench/).
   const gate = typeof group === 'string' ? spanGroup(group) : group;
   return function decorate<F extends AnyFunction>(fn: F): F {
-    checkCallback(fn, 'traceFn(group, name)(fn)');
+    checkCallback(fn, fn, 'traceFn(group, name)(fn)');
     const traced = function (this: unknown): unknown {
       if (gate == null || (gate as SpanGroup).enabled !== true) {
         // `arguments` rather than a rest parameter: V8 forwards it without materialising an array.

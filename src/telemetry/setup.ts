@@ -23,11 +23,12 @@
  *     exporter, registered globally with an AsyncLocalStorage context manager and the W3C
  *     trace-context + baggage propagators.
  */
-import { ROOT_CONTEXT, ProxyTracerProvider, context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
 import { shared } from '../global';
+import { globalTracerProvider, isGlobalTracerProviderSet, noopTracer } from '../global-tracer-provider';
 import { markSetupDone, setEnabledSpanGroups, setSpanGroupSpec } from '../registry';
 import { VERSION } from '../version';
 import { emitWarning } from '../warnings';
@@ -246,7 +247,7 @@ class Setup implements TelemetryHandle {
     const provider = this.pipeline!.provider;
     // The API refuses a second global provider (and logs through diag). Check first, and say
     // what happens: nemo-lens spans still go to this setup's exporter through `tracer`.
-    if (trace.getTracerProvider() instanceof ProxyTracerProvider && (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() !== NOOP_DELEGATE) {
+    if (isGlobalTracerProviderSet()) {
       emitWarning(
         'NEMO_LENS_GLOBAL_PROVIDER_EXISTS',
         'nemo-lens: another OpenTelemetry tracer provider is already registered globally, so nemo-lens did not replace it. ' +
@@ -281,7 +282,7 @@ class Setup implements TelemetryHandle {
       shared.telemetry = undefined;
       markSetupDone(false);
     }
-    if (this.registered.tracerProvider && (trace.getTracerProvider() as ProxyTracerProvider).getDelegate?.() === this.pipeline?.provider) {
+    if (this.registered.tracerProvider && globalTracerProvider() === this.pipeline?.provider) {
       trace.disable();
     }
     if (this.registered.contextManager) context.disable();
@@ -289,9 +290,6 @@ class Setup implements TelemetryHandle {
     this.registered.tracerProvider = this.registered.contextManager = this.registered.propagator = false;
   }
 }
-
-/** The API's no-op provider, as an unregistered ProxyTracerProvider reports it. */
-const NOOP_DELEGATE = new ProxyTracerProvider().getDelegate();
 
 async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: number): Promise<void> {
   try {
@@ -316,7 +314,7 @@ async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: numb
 
 /** The handle of a disabled setup: nothing to stop. */
 const DISABLED_HANDLE: TelemetryHandle = Object.freeze({
-  tracer: new ProxyTracerProvider().getTracer('nemo-lens', VERSION),
+  tracer: noopTracer('nemo-lens', VERSION),
   isExporting: false,
   shutdown: (() => {
     const done = Promise.resolve();
