@@ -3,6 +3,8 @@
 //! wraps [`State`]; the TypeScript twin in `src/backends/js/` mirrors it name for name.
 
 #![forbid(unsafe_code)]
+// Every public type prints in assertion failures and `dbg!` (clippy -D warnings enforces it).
+#![warn(missing_debug_implementations)]
 
 pub mod messages;
 pub mod normalize;

@@ -20,6 +20,7 @@ fn list(names: &[String]) -> String {
 }
 
 /// What a spec report offers instead of the names it could not find.
+#[derive(Debug)]
 pub struct Available {
     pub groups: Vec<String>,
     pub presets: Vec<String>,

@@ -41,6 +41,7 @@ type FxIndexMap<K, V> = IndexMap<K, V, FxBuildHasher>;
 /// No id: `owner[group]` of a name that is not a registered group.
 const NONE: Sym = Sym::MAX;
 
+#[derive(Debug)]
 struct Registration {
     /// Normalised, deduplicated, in the order given.
     groups: Vec<Sym>,
@@ -50,6 +51,7 @@ struct Registration {
 }
 
 /// A successful registration.
+#[derive(Debug)]
 pub struct Registered {
     /// The namespace's groups, normalised (ids; [`Registry::name`] gives the text).
     pub groups: Vec<Sym>,
@@ -58,6 +60,7 @@ pub struct Registered {
 }
 
 /// A spec resolved against the registry.
+#[derive(Debug)]
 pub struct Resolved {
     /// Groups in order of first selection.
     pub enabled: Vec<String>,
@@ -68,6 +71,7 @@ pub struct Resolved {
 }
 
 /// [`Resolved`] with the enabled groups as ids.
+#[derive(Debug)]
 pub struct ResolvedIds {
     pub enabled: Vec<Sym>,
     pub pending: Vec<String>,
@@ -75,7 +79,7 @@ pub struct ResolvedIds {
 }
 
 /// The presets of every registration merged by name (`all` aside: it is `order`).
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Merged {
     /// In order of first appearance; members registered, deduplicated, in first appearance.
     presets: Vec<(Sym, Vec<Sym>)>,
@@ -85,7 +89,7 @@ struct Merged {
 
 /// Marks ids as seen without clearing between uses: an id is marked when its entry equals
 /// the current stamp, and every `next` starts a fresh, empty set.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Marks {
     stamps: Vec<u32>,
     stamp: u32,
@@ -123,7 +127,8 @@ impl Marks {
     }
 }
 
-#[derive(Default)]
+/// Ids in its fields print as numbers; `names` (first) maps each id to its text.
+#[derive(Debug, Default)]
 pub struct Registry {
     /// Every name the registry stores (and the state's pinned names), interned.
     names: Symbols,

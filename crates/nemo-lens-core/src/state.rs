@@ -10,7 +10,7 @@ use crate::symbols::Sym;
 use crate::{Diagnostic, Outcome, Resolution};
 
 /// What a spec report depends on; a re-resolution reports only when this changed.
-#[derive(PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 struct ReportKey {
     /// Sorted, so that the key compares pending sets, not orders.
     pending: Vec<String>,
@@ -40,7 +40,7 @@ impl std::error::Error for BitsetTooShort {}
 /// No gate id: `gate_of[sym]` of a name that can never be enabled.
 const NO_GATE: u32 = u32::MAX;
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct State {
     registry: Registry,
     /// A retained spec, re-resolved on every registry change; `None` when pinned, never set or "".

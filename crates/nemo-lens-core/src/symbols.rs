@@ -3,6 +3,7 @@
 //! so a name is hashed once per call that mentions it and never cloned into another map.
 //! (The twin needs no such table: a JS string is shared by reference and hashed once by V8.)
 
+use std::fmt;
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
@@ -28,6 +29,16 @@ pub struct Symbols {
     /// Ids, found by hashing the name they stand for.
     table: HashTable<Sym>,
     hasher: FxBuildHasher,
+}
+
+/// Each id with its text (`{0: "step", 1: "layer"}`), so the ids in a `Registry` or `State`
+/// dump can be read; the buffer and the hash table say nothing useful.
+impl fmt::Debug for Symbols {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries((0..self.len() as Sym).map(|sym| (sym, self.name(sym))))
+            .finish()
+    }
 }
 
 impl Symbols {
@@ -91,6 +102,18 @@ pub struct SymSet {
     words: Vec<u64>,
 }
 
+/// The ids in the set, ascending (`{0, 3}`), rather than the words that hold them.
+impl fmt::Debug for SymSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ids = self.words.iter().enumerate().flat_map(|(word, &bits)| {
+            (0..64u32)
+                .filter(move |bit| bits & (1 << bit) != 0)
+                .map(move |bit| word as Sym * 64 + bit)
+        });
+        f.debug_set().entries(ids).finish()
+    }
+}
+
 impl SymSet {
     pub fn with_capacity(ids: usize) -> Self {
         Self {
@@ -118,6 +141,19 @@ impl SymSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_shows_names_and_ids_not_buffers() {
+        let mut s = Symbols::default();
+        s.intern("step");
+        s.intern("layer");
+        assert_eq!(format!("{s:?}"), r#"{0: "step", 1: "layer"}"#);
+        let mut set = SymSet::default();
+        for sym in [64, 0, 3] {
+            set.insert(sym);
+        }
+        assert_eq!(format!("{set:?}"), "{0, 3, 64}");
+    }
 
     #[test]
     fn ids_are_dense_and_names_round_trip() {
