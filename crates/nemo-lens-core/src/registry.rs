@@ -289,10 +289,6 @@ impl Registry {
         !self.order.is_empty()
     }
 
-    pub fn has_group(&self, name: &str) -> bool {
-        self.names.get(name).is_some_and(|sym| self.is_group(sym))
-    }
-
     fn is_group(&self, sym: Sym) -> bool {
         self.owner.get(sym as usize).is_some_and(|&o| o != NONE)
     }

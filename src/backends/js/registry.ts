@@ -93,10 +93,6 @@ export class Registry {
     return this.owners.size > 0;
   }
 
-  hasGroup(name: string): boolean {
-    return this.owners.has(name);
-  }
-
   groups(): string[] {
     return [...this.owners.keys()];
   }
