@@ -5,8 +5,8 @@
 // aside. What it cannot see are the bugs that type-check: a promise nobody awaits or catches
 // (a rejection that kills the host, or an exporter flush that silently never finishes), a
 // promise passed where a callback's result is ignored, `any` leaking in and turning checks
-// off, dead code. Each rule below is named explicitly so that the integrator, re-running this
-// over a merged tree, knows exactly what "no findings" means; each one has caught or would
+// off, dead code. Each rule below is named explicitly so that whoever re-runs this over a
+// changed tree knows exactly what "no findings" means; each one has caught or would
 // catch a real bug, none is about style (the codebase has no formatter rule, on purpose).
 //
 // Type-aware rules read the project through tsconfig.json (projectService). A whole run over
