@@ -25,7 +25,7 @@
  */
 import { ROOT_CONTEXT, ProxyTracerProvider, context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { NodeTracerProvider, SimpleSpanProcessor, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
 import { shared } from '../global';
 import { markSetupDone, setEnabledSpanGroups, setSpanGroupSpec } from '../registry';
@@ -76,10 +76,12 @@ export interface TelemetryHandle {
   shutdown(timeoutMs?: number): Promise<void>;
 }
 
-/** What the realm-wide slot holds; `tracer` is read by managedSpan (span.ts). */
+/** What the realm-wide slot holds; `tracer` and `watchSettlement` are read by managedSpan (span.ts). */
 interface ActiveTelemetry {
   readonly tracer: Tracer;
   readonly handle: TelemetryHandle;
+  /** Lets the open-span tracker end spans whose promise was abandoned (open-spans.ts). */
+  readonly watchSettlement?: (span: Span, sentinel: object) => void;
 }
 
 /** Test-only knobs (nemo-lens/testing): export each span as it ends instead of in batches. */
@@ -235,7 +237,8 @@ class Setup implements TelemetryHandle {
     readonly tracer: Tracer,
     private readonly pipeline: Pipeline | undefined,
   ) {
-    this.slot = Object.freeze({ tracer, handle: this });
+    const tracker = pipeline?.tracker;
+    this.slot = Object.freeze({ tracer, handle: this, watchSettlement: tracker && ((span: Span, sentinel: object) => tracker.watchSettlement(span, sentinel)) });
   }
 
   get isExporting(): boolean {
