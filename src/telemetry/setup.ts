@@ -69,9 +69,8 @@ export interface TelemetryHandle {
    * End open spans (marked truncated), flush and stop exporting. Idempotent (every call
    * returns the first call's promise), never rejects, and resolves within `timeoutMs`
    * (default 5000; `Infinity` waits for the exporter) even when the collector hangs.
-   * After a timeout the OTLP exporter's own request and retries may keep the event loop
-   * alive until its timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, 10 s by default) expires; call
-   * `process.exit()` after shutdown if the process must end at once.
+   * After a timeout the OTLP exporter's request and retries are cut, so nothing of
+   * nemo-lens keeps the process alive once this has resolved.
    */
   shutdown(timeoutMs?: number): Promise<void>;
 }
@@ -304,10 +303,13 @@ async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: numb
     if (outcome === 'timeout') {
       // During a reported outage the timeout is the same news: spans are being dropped.
       const reported = exporter?.isFailing === true;
+      // Read before abandoning: what the exporter's attempts met (refused, timed out, HTTP 503).
+      const problem = exporter?.lastProblem;
+      const why = problem === undefined ? ' did not answer' : `: ${problem}`;
       exporter?.abandon(`nemo-lens shutdown gave up after ${timeoutMs} ms`);
       if (!reported) emitWarning(
         'NEMO_LENS_SHUTDOWN_TIMEOUT',
-        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the exporter'} did not answer); ` +
+        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the exporter'}${why}); ` +
           'spans not yet exported are dropped. ' +
           'Check the collector, or pass a longer timeout to shutdown(timeoutMs).',
       );
