@@ -40,6 +40,7 @@ import { CryptoIdGenerator } from './ids';
 import { OpenSpanTracker } from './open-spans';
 import { contextFromEnv } from './propagation';
 import { buildResource, checkResourceAttributes, planResourceAttributes, type ResourceAttributesInput } from './resource';
+import { SpecFileWatcher, specFileSettings, type SpecFileSettings } from './spec-file';
 import { settleWithin } from './timeout';
 
 export interface TelemetryOptions {
@@ -129,6 +130,7 @@ export function installTelemetry(
   const plan = config.tracesEnabled ? planExporter({ exporter: config.exporter, injected: options.spanExporter }) : undefined;
   const resource = config.tracesEnabled ? planResourceAttributes(config, checked) : undefined;
   const baseContext = options.continueTraceFromEnv === false ? ROOT_CONTEXT : contextFromEnv();
+  const specFile = specFileSettings();
 
   // 2. Build (no I/O), 3. switch over.
   let setup: Setup;
@@ -147,7 +149,7 @@ export function installTelemetry(
   }
   shared.telemetry = setup.slot;
   markSetupDone(true);
-  setSpanGroupSpec(config.spanGroups);
+  setSpanGroupSpec(setup.watchSpecFile(specFile, config.spanGroups));
   return setup;
 }
 
@@ -227,6 +229,7 @@ interface Registered {
 class Setup implements TelemetryHandle {
   readonly slot: ActiveTelemetry;
   private stopped: Promise<void> | undefined;
+  private specFile: SpecFileWatcher | undefined;
   private readonly registered: Registered = { tracerProvider: false, contextManager: false, propagator: false };
   private readonly onBeforeExit = (): void => {
     void this.shutdown();
@@ -238,6 +241,18 @@ class Setup implements TelemetryHandle {
   ) {
     const tracker = pipeline?.tracker;
     this.slot = Object.freeze({ tracer, handle: this, watchSettlement: tracker && ((span: Span, sentinel: object) => tracker.watchSettlement(span, sentinel)) });
+  }
+
+  /**
+   * With `NEMO_LENS_SPAN_GROUPS_FILE`, the spec comes from that file and follows it until
+   * shutdown (spec-file.ts); returns the spec to apply now.
+   */
+  watchSpecFile(settings: SpecFileSettings | undefined, envSpec: string): string {
+    if (settings === undefined) return envSpec;
+    this.specFile = new SpecFileWatcher(settings, envSpec);
+    const spec = this.specFile.readInitial();
+    this.specFile.start();
+    return spec;
   }
 
   get isExporting(): boolean {
@@ -279,6 +294,7 @@ class Setup implements TelemetryHandle {
   /** Leave the realm synchronously: a setup made right after this one must find everything free. */
   private detach(): void {
     process.off('beforeExit', this.onBeforeExit);
+    this.specFile?.stop();
     if (shared.telemetry === this.slot) {
       shared.telemetry = undefined;
       markSetupDone(false);
