@@ -111,11 +111,16 @@ function reasonOf(error: unknown): string {
   return typeof code === 'string' ? `${code}: ${message}` : message;
 }
 
-async function readStart(file: string): Promise<string> {
+/** A buffer for a file of `size` bytes (it may grow between stat and read: a little headroom). */
+function bufferFor(size: number): Buffer {
+  return Buffer.allocUnsafe(Math.min(MAX_READ_BYTES, Math.max(size + 1024, 4096)));
+}
+
+async function readStart(file: string, size: number): Promise<string> {
   const handle = await fsp.open(file, 'r');
   try {
-    const buffer = Buffer.alloc(MAX_READ_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, MAX_READ_BYTES, 0);
+    const buffer = bufferFor(size);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     return buffer.toString('utf8', 0, bytesRead);
   } finally {
     await handle.close();
@@ -148,7 +153,7 @@ export async function pollSpecFile(file: string, state: SpecFileState, now: numb
   let text: string;
   try {
     if (stats.isDirectory()) throw Object.assign(new Error('it is a directory'), { code: 'EISDIR' });
-    text = await readStart(file);
+    text = await readStart(file, stats.size);
   } catch (error) {
     if (isMissing(error)) return { kind: 'same' };
     return unreadable(state, reasonOf(error));
@@ -260,7 +265,7 @@ function readInitialSync(file: string, state: SpecFileState, envSpec: string): s
     if (stats.isDirectory()) throw Object.assign(new Error('it is a directory'), { code: 'EISDIR' });
     const fd = openSync(file, 'r');
     try {
-      const buffer = Buffer.alloc(Math.min(MAX_READ_BYTES, Math.max(stats.size, 1)));
+      const buffer = bufferFor(stats.size);
       const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
       text = buffer.toString('utf8', 0, bytesRead);
     } finally {
