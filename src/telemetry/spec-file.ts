@@ -221,10 +221,18 @@ export class SpecFileWatcher {
     this.timer = undefined;
   }
 
-  /** One poll now, then the usual schedule (tests; the timer calls the same). */
+  /** One poll now (tests; the timer calls the same). */
   async pollNow(): Promise<void> {
     if (this.stopped) return;
-    const outcome = await pollSpecFile(this.settings.path, this.state);
+    this.handle(await pollSpecFile(this.settings.path, this.state));
+  }
+
+  /**
+   * Act on a poll's outcome: apply a changed spec, warn at the first failure of a run. Public
+   * so that a poll run elsewhere (an export worker posting its `SpecFileOutcome`s) can be
+   * applied on this thread when it runs again.
+   */
+  handle(outcome: SpecFileOutcome): void {
     if (this.stopped) return;
     if (outcome.kind === 'changed') {
       this.current = outcome.spec;
