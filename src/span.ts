@@ -143,8 +143,9 @@ function returnsThenable(result: unknown): boolean {
 /**
  * Tell the active setup's open-span tracker that `span` ends when `sentinel` (the promise's
  * `then` reaction) runs: if the promise is collected unsettled, the tracker ends the span as
- * abandoned instead of holding it forever (telemetry/open-spans.ts). A setup of an older copy
- * of this package has no such hook; its spans are then only held weakly.
+ * abandoned instead of holding it forever (telemetry/open-spans.ts). Other installed copies
+ * may predate the hook: their setups have none (nothing happens); a tracker whose sites never
+ * call it holds their pending spans weakly, so an abandoned one is counted, not exported.
  */
 function watchSettlement(span: Span, sentinel: object): void {
   (shared.telemetry as { readonly watchSettlement?: (span: Span, sentinel: object) => void } | undefined)?.watchSettlement?.(span, sentinel);
