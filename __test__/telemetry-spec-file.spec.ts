@@ -107,6 +107,11 @@ test.serial('in process: setup takes the spec from the file (the config spec whi
   t.deepEqual([...enabledSpanGroups()], ['base']);
   t.deepEqual(warnings.map((w) => w.code), ['NEMO_LENS_SPEC_FILE_UNREADABLE']);
   t.regex(warnings[0]!.message, /cannot be read at setup \(EISDIR/);
+  // A disabled setup never reads it: no warning, nothing enabled.
+  warnings.length = 0;
+  withEnv({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: false }, { allowReinit: true }));
+  t.deepEqual(warnings, []);
+  t.deepEqual([...enabledSpanGroups()], []);
   const error = withEnv({ NEMO_LENS_SPAN_GROUPS_FILE: file, NEMO_LENS_SPAN_GROUPS_FILE_POLL_MS: 'often' }, () =>
     t.throws(() => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true })),
   );
