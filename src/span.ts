@@ -108,22 +108,46 @@ function runInSpan<T>(span: Span, parent: Context, fn: (span: Span) => T): T {
     endQuietly(span);
     throw error;
   }
-  if (!isThenable(result)) {
+  if (!returnsThenable(result)) {
     endQuietly(span);
     return result;
   }
+  const onFulfilled = (value: unknown): unknown => {
+    endQuietly(span);
+    return value;
+  };
   // Promise.resolve adopts any thenable, including one whose `then` returns nothing.
-  return Promise.resolve(result).then(
-    (value) => {
-      endQuietly(span);
-      return value;
-    },
-    (error: unknown) => {
-      recordFailure(span, error);
-      endQuietly(span);
-      throw error;
-    },
-  ) as T;
+  const settled = Promise.resolve(result).then(onFulfilled, (error: unknown) => {
+    recordFailure(span, error);
+    endQuietly(span);
+    throw error;
+  });
+  watchSettlement(span, onFulfilled);
+  return settled as T;
+}
+
+/**
+ * `isThenable`, for a value the user's callback returned: a `then` getter that throws, or a
+ * revoked Proxy, counts as "not a thenable", so the span still ends and the caller gets the
+ * very value the callback returned (which is what they would get with the group disabled).
+ */
+function returnsThenable(result: unknown): boolean {
+  try {
+    return isThenable(result);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Tell the active setup's open-span tracker that `span` ends when `sentinel` (the promise's
+ * `then` reaction) runs: if the promise is collected unsettled, the tracker ends the span as
+ * abandoned instead of holding it forever (telemetry/open-spans.ts). Other installed copies
+ * may predate the hook: their setups have none (nothing happens); a tracker whose sites never
+ * call it holds their pending spans weakly, so an abandoned one is counted, not exported.
+ */
+function watchSettlement(span: Span, sentinel: object): void {
+  (shared.telemetry as { readonly watchSettlement?: (span: Span, sentinel: object) => void } | undefined)?.watchSettlement?.(span, sentinel);
 }
 
 function spanOptions(options: ManagedSpanOptions | undefined, group: string | undefined): SpanOptions {

@@ -25,7 +25,7 @@
  */
 import { ROOT_CONTEXT, context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { NodeTracerProvider, SimpleSpanProcessor, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
 import { shared } from '../global';
 import { globalTracerProvider, isGlobalTracerProviderSet, noopTracer } from '../global-tracer-provider';
@@ -41,6 +41,7 @@ import { CryptoIdGenerator } from './ids';
 import { OpenSpanTracker } from './open-spans';
 import { contextFromEnv } from './propagation';
 import { buildResource, checkResourceAttributes, planResourceAttributes, type ResourceAttributesInput } from './resource';
+import { SpecFileWatcher, specFileSettings, type SpecFileSettings } from './spec-file';
 import { settleWithin } from './timeout';
 
 export interface TelemetryOptions {
@@ -70,17 +71,18 @@ export interface TelemetryHandle {
    * End open spans (marked truncated), flush and stop exporting. Idempotent (every call
    * returns the first call's promise), never rejects, and resolves within `timeoutMs`
    * (default 5000; `Infinity` waits for the exporter) even when the collector hangs.
-   * After a timeout the OTLP exporter's own request and retries may keep the event loop
-   * alive until its timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, 10 s by default) expires; call
-   * `process.exit()` after shutdown if the process must end at once.
+   * After a timeout the OTLP exporter's request and retries are cut, so nothing of
+   * nemo-lens keeps the process alive once this has resolved.
    */
   shutdown(timeoutMs?: number): Promise<void>;
 }
 
-/** What the realm-wide slot holds; `tracer` is read by managedSpan (span.ts). */
+/** What the realm-wide slot holds; `tracer` and `watchSettlement` are read by managedSpan (span.ts). */
 interface ActiveTelemetry {
   readonly tracer: Tracer;
   readonly handle: TelemetryHandle;
+  /** Lets the open-span tracker end spans whose promise was abandoned (open-spans.ts). */
+  readonly watchSettlement?: (span: Span, sentinel: object) => void;
 }
 
 /** Test-only knobs (nemo-lens/testing): export each span as it ends instead of in batches. */
@@ -136,6 +138,7 @@ export function installTelemetry(
   const plan = config.tracesEnabled ? planExporter({ exporter: config.exporter, injected: options.spanExporter }) : undefined;
   const resource = config.tracesEnabled ? planResourceAttributes(config, checked) : undefined;
   const baseContext = options.continueTraceFromEnv === false ? ROOT_CONTEXT : contextFromEnv();
+  const specFile = specFileSettings();
 
   // 2. Build (no I/O), 3. switch over.
   let setup: Setup;
@@ -154,7 +157,7 @@ export function installTelemetry(
   }
   shared.telemetry = setup.slot;
   markSetupDone(true);
-  setSpanGroupSpec(config.spanGroups);
+  setSpanGroupSpec(setup.watchSpecFile(specFile, config.spanGroups));
   return setup;
 }
 
@@ -234,6 +237,7 @@ interface Registered {
 class Setup implements TelemetryHandle {
   readonly slot: ActiveTelemetry;
   private stopped: Promise<void> | undefined;
+  private specFile: SpecFileWatcher | undefined;
   private readonly registered: Registered = { tracerProvider: false, contextManager: false, propagator: false };
   private readonly onBeforeExit = (): void => {
     void this.shutdown();
@@ -243,7 +247,20 @@ class Setup implements TelemetryHandle {
     readonly tracer: Tracer,
     private readonly pipeline: Pipeline | undefined,
   ) {
-    this.slot = Object.freeze({ tracer, handle: this });
+    const tracker = pipeline?.tracker;
+    this.slot = Object.freeze({ tracer, handle: this, watchSettlement: tracker && ((span: Span, sentinel: object) => tracker.watchSettlement(span, sentinel)) });
+  }
+
+  /**
+   * With `NEMO_LENS_SPAN_GROUPS_FILE`, the spec comes from that file and follows it until
+   * shutdown (spec-file.ts); returns the spec to apply now.
+   */
+  watchSpecFile(settings: SpecFileSettings | undefined, envSpec: string): string {
+    if (settings === undefined) return envSpec;
+    this.specFile = new SpecFileWatcher(settings, envSpec);
+    const spec = this.specFile.readInitial();
+    this.specFile.start();
+    return spec;
   }
 
   get isExporting(): boolean {
@@ -285,6 +302,7 @@ class Setup implements TelemetryHandle {
   /** Leave the realm synchronously: a setup made right after this one must find everything free. */
   private detach(): void {
     process.off('beforeExit', this.onBeforeExit);
+    this.specFile?.stop();
     if (shared.telemetry === this.slot) {
       shared.telemetry = undefined;
       markSetupDone(false);
@@ -306,10 +324,13 @@ async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: numb
     if (outcome === 'timeout') {
       // During a reported outage the timeout is the same news: spans are being dropped.
       const reported = exporter?.isFailing === true;
+      // Read before abandoning: what the exporter's attempts met (refused, timed out, HTTP 503).
+      const problem = exporter?.lastProblem;
+      const why = problem === undefined ? ' did not answer' : `: ${problem}`;
       exporter?.abandon(`nemo-lens shutdown gave up after ${timeoutMs} ms`);
       if (!reported) emitWarning(
         'NEMO_LENS_SHUTDOWN_TIMEOUT',
-        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the exporter'} did not answer); ` +
+        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the exporter'}${why}); ` +
           'spans not yet exported are dropped. ' +
           'Check the collector, or pass a longer timeout to shutdown(timeoutMs).',
       );
