@@ -14,7 +14,7 @@ import test from 'ava';
 
 import { OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 
-import { NemoLensError, SpanRegistry, onWarning, setupTelemetry, type NemoLensWarning } from '../src/index';
+import { NemoLensError, SpanRegistry, setupTelemetry, type NemoLensWarning } from '../src/index';
 import { resetTelemetry } from '../src/testing';
 import { checkOtlpEnvironment } from '../src/telemetry/exporters';
 import { describeExportFailure } from '../src/telemetry/guarded-exporter';

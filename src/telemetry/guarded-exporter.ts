@@ -19,6 +19,7 @@
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { describe } from '../errors';
 import { emitWarning } from '../warnings';
 import { hookOtlpExporter, type AttemptResponse, type ReleaseHook } from './otlp-release';
 
@@ -56,10 +57,10 @@ function excerpt(text: string, max = 200): string {
  */
 export function describeExportFailure(error: unknown): string {
   try {
-    if (!(error instanceof Error)) return error === undefined ? 'no reason given' : excerpt(String(error));
+    if (!(error instanceof Error)) return error === undefined ? 'no reason given' : excerpt(typeof error === 'string' ? error : describe(error));
     const { code, address, port, hostname } = error as Error & { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown };
     if (typeof code === 'string' && NETWORK_ERRORS[code] !== undefined) {
-      const where = typeof address === 'string' ? ` ${address}${port === undefined ? '' : `:${String(port)}`}` : typeof hostname === 'string' ? ` ${hostname}` : '';
+      const where = typeof address === 'string' ? ` ${address}${typeof port === 'number' || typeof port === 'string' ? `:${port}` : ''}` : typeof hostname === 'string' ? ` ${hostname}` : '';
       return `${NETWORK_ERRORS[code]} (${code}${where})`;
     }
     if (error.message === 'socket hang up') return 'the connection was closed before the collector answered (socket hang up)';
