@@ -12,7 +12,7 @@ import {
   type NemoLensWarning,
 } from '../src/index';
 import { resetTelemetry } from '../src/testing';
-import { loadVectors, sorted, type Step, type Vector } from './helpers/conformance';
+import { loadVectors, sorted, type Step, type Vector, type VectorFile } from './helpers/conformance';
 import { enabledSetup } from './helpers/setup';
 
 const SPAN_GROUP_CODES = new Set([
@@ -72,7 +72,7 @@ function snapshot() {
   };
 }
 
-function defineVectors(file: 'registry.json' | 'registry-random.json'): void {
+function defineVectors(file: VectorFile): void {
   for (const vector of loadVectors(file)) {
     test.serial(`${backend}: ${file} / ${vector.name}`, async (t) => {
       await runVector(vector, (label, actual, expected) => t.deepEqual(actual, expected, label));
@@ -109,10 +109,12 @@ async function runVector(vector: Vector, check: Check): Promise<void> {
 
 defineVectors('registry.json');
 defineVectors('registry-random.json');
+// Specs of only commas and blanks, and the order of register's checks (issue 13, items 7 and 8).
+defineVectors('registry-extra.json');
 
 test.serial(`${backend}: every conformance step runs`, async (t) => {
   let steps = 0;
-  for (const file of ['registry.json', 'registry-random.json'] as const) {
+  for (const file of ['registry.json', 'registry-random.json', 'registry-extra.json'] as const) {
     for (const vector of loadVectors(file)) {
       let failed = false;
       await runVector(vector, (_label, actual, expected) => {
@@ -121,5 +123,5 @@ test.serial(`${backend}: every conformance step runs`, async (t) => {
       if (!failed) steps += vector.steps.length;
     }
   }
-  t.is(steps, 1861);
+  t.is(steps, 1861 + 18);
 });

@@ -42,6 +42,56 @@ fn some(names: &[String]) -> String {
     )
 }
 
+/// How many tokens of a spec, and of its pending names, a spec report shows; the rest are
+/// counted. A 10 MB spec in an env var must not turn one warning into 20 MB of stderr.
+pub const SPEC_TOKEN_LIMIT: usize = 20;
+
+/// How many characters (code points) of one token a spec report shows.
+pub const TOKEN_CHAR_LIMIT: usize = 200;
+
+/// One token, cut at `TOKEN_CHAR_LIMIT` code points with the rest counted.
+fn clipped(token: &str) -> String {
+    match token.char_indices().nth(TOKEN_CHAR_LIMIT) {
+        None => token.to_owned(),
+        Some((cut, _)) => format!(
+            "{}…(+{} characters)",
+            &token[..cut],
+            token[cut..].chars().count()
+        ),
+    }
+}
+
+/// The spec as a report quotes it: whole when short, else its first tokens and a count.
+fn spec_shown(spec: &str) -> String {
+    let mut parts = spec.split(',');
+    let shown: Vec<String> = parts.by_ref().take(SPEC_TOKEN_LIMIT).map(clipped).collect();
+    let rest = parts.count();
+    let quoted = q(&shown.join(","));
+    if rest == 0 {
+        quoted
+    } else {
+        format!("{quoted} and {rest} more tokens")
+    }
+}
+
+/// Pending names as a report lists them: at most `SPEC_TOKEN_LIMIT`, the rest counted.
+fn pending_shown(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(SPEC_TOKEN_LIMIT)
+        .map(|name| clipped(name))
+        .collect();
+    if names.len() <= SPEC_TOKEN_LIMIT {
+        list(&shown)
+    } else {
+        format!(
+            "{} and {} more",
+            list(&shown),
+            names.len() - SPEC_TOKEN_LIMIT
+        )
+    }
+}
+
 fn available(a: &Available) -> String {
     format!(
         "Available groups: {}; presets: {}; namespaces: {}.",
@@ -155,7 +205,7 @@ pub fn no_groups_registered(spec: &str) -> Diagnostic {
         "NEMO_LENS_NO_GROUPS_REGISTERED",
         format!(
             "nemo-lens: span-group spec {} selects nothing: no span groups are registered in this process. Import the libraries that register them before setup, or check NEMO_LENS_SPAN_GROUPS.",
-            q(spec)
+            spec_shown(spec)
         ),
     )
 }
@@ -165,8 +215,8 @@ pub fn spec_pending(spec: &str, pending: &[String], a: &Available) -> Diagnostic
         "NEMO_LENS_SPEC_PENDING",
         format!(
             "nemo-lens: span-group spec {} names {}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). {}",
-            q(spec),
-            list(pending),
+            spec_shown(spec),
+            pending_shown(pending),
             available(a)
         ),
     )
@@ -177,7 +227,7 @@ pub fn spec_resolved_empty(spec: &str, a: &Available) -> Diagnostic {
         "NEMO_LENS_SPEC_RESOLVED_EMPTY",
         format!(
             "nemo-lens: span-group spec {} resolved to no groups (its presets are empty here), so no spans will be emitted. {}",
-            q(spec),
+            spec_shown(spec),
             available(a)
         ),
     )
@@ -223,6 +273,50 @@ mod tests {
              pending until a library registers it (fine when another process of the job owns it; otherwise a typo). \
              Available groups: \"step\"; presets: \"all\", \"per_step\"; namespaces: (none)."
         );
+    }
+
+    #[test]
+    fn spec_reports_show_at_most_the_token_limit() {
+        let short = "a,b, c ";
+        assert_eq!(spec_shown(short), q(short));
+        let tokens: Vec<String> = (0..SPEC_TOKEN_LIMIT + 5).map(|i| format!("t{i}")).collect();
+        let shown = spec_shown(&tokens.join(","));
+        assert_eq!(
+            shown,
+            format!(
+                "{} and 5 more tokens",
+                q(&tokens[..SPEC_TOKEN_LIMIT].join(","))
+            )
+        );
+        assert!(
+            pending_shown(&tokens).ends_with(&format!("\"t{}\" and 5 more", SPEC_TOKEN_LIMIT - 1))
+        );
+        assert_eq!(pending_shown(&tokens[..3]), list(&tokens[..3]));
+    }
+
+    #[test]
+    fn a_huge_spec_gives_a_short_report() {
+        let one_token = "é".repeat(5_000_000);
+        let d = no_groups_registered(&one_token);
+        assert!(d.message.len() < 1_000, "{} bytes", d.message.len());
+        assert!(d
+            .message
+            .contains(&format!("…(+{} characters)", 5_000_000 - TOKEN_CHAR_LIMIT)));
+        let many = "typo,".repeat(2_000_000);
+        let pending: Vec<String> = (0..100_000).map(|i| format!("p{i}")).collect();
+        let a = Available {
+            groups: names(&["step"]),
+            presets: vec![],
+            namespaces: vec![],
+        };
+        let d = spec_pending(&many, &pending, &a);
+        assert!(d.message.len() < 2_000, "{} bytes", d.message.len());
+        assert!(d
+            .message
+            .contains(&format!("and {} more tokens", 2_000_001 - SPEC_TOKEN_LIMIT)));
+        assert!(d
+            .message
+            .contains(&format!("and {} more,", 100_000 - SPEC_TOKEN_LIMIT)));
     }
 
     #[test]

@@ -178,16 +178,18 @@ impl Registry {
         if namespace.is_empty() {
             return Err(messages::invalid_namespace());
         }
-        let mut normalized_groups: Vec<Cow<str>> = Vec::with_capacity(groups.len());
-        for raw in groups {
-            let name = normalize(raw);
-            if name.is_empty() {
-                return Err(messages::empty_group_name(namespace, raw));
-            }
-            if name == ALL {
-                return Err(messages::reserved_group_name(namespace, raw));
-            }
-            normalized_groups.push(name);
+        // The reference's order (SPEC.md §2): every group name is checked for emptiness before
+        // any is checked for `all`, and "already registered" comes before the preset names.
+        let normalized_groups: Vec<Cow<str>> = groups.iter().map(|raw| normalize(raw)).collect();
+        if let Some(i) = normalized_groups.iter().position(|name| name.is_empty()) {
+            return Err(messages::empty_group_name(namespace, groups[i]));
+        }
+        if let Some(i) = normalized_groups.iter().position(|name| &**name == ALL) {
+            return Err(messages::reserved_group_name(namespace, groups[i]));
+        }
+        let existing = self.names.get(namespace);
+        if existing.is_some_and(|ns| self.by_namespace.contains_key(&ns)) && !allow_override {
+            return Err(messages::namespace_registered(namespace));
         }
         let mut normalized_presets: Vec<(Cow<str>, Vec<Cow<str>>)> =
             Vec::with_capacity(presets.len());
@@ -197,10 +199,6 @@ impl Registry {
                 return Err(messages::reserved_preset_name(namespace, raw));
             }
             normalized_presets.push((name, members.iter().map(|m| normalize(m)).collect()));
-        }
-        let existing = self.names.get(namespace);
-        if existing.is_some_and(|ns| self.by_namespace.contains_key(&ns)) && !allow_override {
-            return Err(messages::namespace_registered(namespace));
         }
 
         // Valid: from here on the call succeeds, so interning its names changes nothing visible.
@@ -712,23 +710,36 @@ mod tests {
             code(r.register("", &names(&[""]), None, false)),
             "ERR_NEMO_LENS_INVALID_NAMESPACE"
         );
-        // Groups are checked one by one, before presets, before the namespace collision.
+        // The reference's order: empty group names (all of them), then a group named `all`,
+        // then the namespace collision, then preset names.
         assert_eq!(
             code(r.register("ns", &names(&["ALL", " "]), None, false)),
-            "ERR_NEMO_LENS_RESERVED_GROUP_NAME"
+            "ERR_NEMO_LENS_EMPTY_GROUP_NAME"
         );
         assert_eq!(
             code(r.register("ns", &names(&[" ", "all"]), None, false)),
             "ERR_NEMO_LENS_EMPTY_GROUP_NAME"
         );
+        assert_eq!(
+            code(r.register("other", &names(&["b", "All"]), None, false)),
+            "ERR_NEMO_LENS_RESERVED_GROUP_NAME"
+        );
         let reserved = [preset(" All ", &[])];
         assert_eq!(
+            code(r.register("ns", &names(&["ALL"]), Some(&reserved), false)),
+            "ERR_NEMO_LENS_RESERVED_GROUP_NAME"
+        );
+        assert_eq!(
             code(r.register("ns", &names(&["b"]), Some(&reserved), false)),
+            "ERR_NEMO_LENS_NAMESPACE_REGISTERED"
+        );
+        assert_eq!(
+            code(r.register("ns", &names(&["b"]), Some(&reserved), true)),
             "ERR_NEMO_LENS_RESERVED_PRESET_NAME"
         );
         assert_eq!(
-            code(r.register("ns", &names(&["b"]), None, false)),
-            "ERR_NEMO_LENS_NAMESPACE_REGISTERED"
+            code(r.register("new", &names(&["b"]), Some(&reserved), false)),
+            "ERR_NEMO_LENS_RESERVED_PRESET_NAME"
         );
         assert_eq!((r.groups(), r.namespaces(), r.presets()), before);
     }

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::messages::{self, Available};
+use crate::normalize::strip_whitespace;
 use crate::registry::{borrow_names, PresetEntry, Registry};
 use crate::symbols::Sym;
 use crate::{Diagnostic, Outcome, Resolution};
@@ -323,7 +324,10 @@ impl State {
         self.last_report_key = Some(key);
         self.pending_tokens = resolved.pending;
 
-        let report = if resolved.tokens == 0 || !(always || changed) {
+        // A spec of only commas and blanks (`","`, `" , , "`) asked for something and got
+        // nothing: it reports like any other. Only a spec that is blank as a whole is silent.
+        let asked = !strip_whitespace(&spec).is_empty();
+        let report = if !asked || !(always || changed) {
             Vec::new()
         } else if registry_empty {
             vec![messages::no_groups_registered(&spec)]

@@ -23,6 +23,47 @@ export const AVAILABLE_LIMIT = 20;
 const some = (names: readonly string[]): string =>
   names.length <= AVAILABLE_LIMIT ? list(names) : `${list(names.slice(0, AVAILABLE_LIMIT))} and ${names.length - AVAILABLE_LIMIT} more`;
 
+/**
+ * How many tokens of a spec, and of its pending names, a spec report shows; the rest are
+ * counted. A 10 MB spec in an env var must not turn one warning into 20 MB of stderr.
+ */
+export const SPEC_TOKEN_LIMIT = 20;
+
+/** How many characters (code points, as Rust counts `char`s) of one token a spec report shows. */
+export const TOKEN_CHAR_LIMIT = 200;
+
+/** One token, cut at `TOKEN_CHAR_LIMIT` code points with the rest counted. */
+function clipped(token: string): string {
+  if (token.length <= TOKEN_CHAR_LIMIT) return token;
+  let cut = 0;
+  for (let seen = 0; seen < TOKEN_CHAR_LIMIT && cut < token.length; seen++) cut += token.codePointAt(cut)! > 0xffff ? 2 : 1;
+  if (cut >= token.length) return token;
+  let rest = 0;
+  for (let i = cut; i < token.length; rest++) i += token.codePointAt(i)! > 0xffff ? 2 : 1;
+  return `${token.slice(0, cut)}…(+${rest} characters)`;
+}
+
+/** The spec as a report quotes it: whole when short, else its first tokens and a count. */
+function specShown(spec: string): string {
+  const shown: string[] = [];
+  let start = 0;
+  while (shown.length < SPEC_TOKEN_LIMIT) {
+    const comma = spec.indexOf(',', start);
+    shown.push(clipped(spec.slice(start, comma < 0 ? spec.length : comma)));
+    if (comma < 0) return q(shown.join(','));
+    start = comma + 1;
+  }
+  let rest = 1;
+  for (let comma = spec.indexOf(',', start); comma >= 0; comma = spec.indexOf(',', comma + 1)) rest++;
+  return `${q(shown.join(','))} and ${rest} more tokens`;
+}
+
+/** Pending names as a report lists them: at most `SPEC_TOKEN_LIMIT`, the rest counted. */
+function pendingShown(names: readonly string[]): string {
+  const shown = list(names.slice(0, SPEC_TOKEN_LIMIT).map(clipped));
+  return names.length <= SPEC_TOKEN_LIMIT ? shown : `${shown} and ${names.length - SPEC_TOKEN_LIMIT} more`;
+}
+
 const available = (a: Available): string =>
   `Available groups: ${some(a.groups)}; presets: ${some(a.presets)}; namespaces: ${some(a.namespaces)}.`;
 
@@ -73,15 +114,15 @@ export const lateRegistration = (namespace: string): Diagnostic => ({
 
 export const noGroupsRegistered = (spec: string): Diagnostic => ({
   code: 'NEMO_LENS_NO_GROUPS_REGISTERED',
-  message: `nemo-lens: span-group spec ${q(spec)} selects nothing: no span groups are registered in this process. Import the libraries that register them before setup, or check NEMO_LENS_SPAN_GROUPS.`,
+  message: `nemo-lens: span-group spec ${specShown(spec)} selects nothing: no span groups are registered in this process. Import the libraries that register them before setup, or check NEMO_LENS_SPAN_GROUPS.`,
 });
 
 export const specPending = (spec: string, pending: readonly string[], a: Available): Diagnostic => ({
   code: 'NEMO_LENS_SPEC_PENDING',
-  message: `nemo-lens: span-group spec ${q(spec)} names ${list(pending)}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). ${available(a)}`,
+  message: `nemo-lens: span-group spec ${specShown(spec)} names ${pendingShown(pending)}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). ${available(a)}`,
 });
 
 export const specResolvedEmpty = (spec: string, a: Available): Diagnostic => ({
   code: 'NEMO_LENS_SPEC_RESOLVED_EMPTY',
-  message: `nemo-lens: span-group spec ${q(spec)} resolved to no groups (its presets are empty here), so no spans will be emitted. ${available(a)}`,
+  message: `nemo-lens: span-group spec ${specShown(spec)} resolved to no groups (its presets are empty here), so no spans will be emitted. ${available(a)}`,
 });

@@ -1,34 +1,10 @@
 /**
- * Name normalisation, exactly as the reference (Python `str.strip().lower()`).
- *
- * Neither `String.prototype.trim` nor Rust's `str::trim` is Python's strip: Python strips
- * the Unicode White_Space set plus the information separators U+001C..U+001F, and does
- * not strip U+FEFF (which JS `trim` does). The class below is that exact set.
+ * Name normalisation, exactly as the reference (Python `str.strip().lower()`). The
+ * whitespace set is shared with the config reader (src/whitespace.ts).
  */
-function isPythonWhitespace(unit: number): boolean {
-  return (
-    (unit >= 0x09 && unit <= 0x0d) ||
-    (unit >= 0x1c && unit <= 0x20) ||
-    unit === 0x85 ||
-    unit === 0xa0 ||
-    unit === 0x1680 ||
-    (unit >= 0x2000 && unit <= 0x200a) ||
-    unit === 0x2028 ||
-    unit === 0x2029 ||
-    unit === 0x202f ||
-    unit === 0x205f ||
-    unit === 0x3000
-  );
-}
+import { stripWhitespace } from '../../whitespace';
 
-export function stripWhitespace(value: string): string {
-  // Every whitespace character is in the BMP, so UTF-16 units can be tested one by one.
-  let start = 0;
-  let end = value.length;
-  while (start < end && isPythonWhitespace(value.charCodeAt(start))) start++;
-  while (end > start && isPythonWhitespace(value.charCodeAt(end - 1))) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}
+export { stripWhitespace };
 
 /** Group names, preset names, preset members and spec tokens: strip, then full Unicode lowercase. */
 export function normalizeName(value: string): string {

@@ -48,21 +48,21 @@ export class Registry {
     allowOverride: boolean,
   ): Registered {
     if (namespace === '') throw new RegistryError(messages.invalidNamespace());
-    const normalizedGroups: string[] = [];
-    for (const raw of groups) {
-      const name = normalizeName(raw);
-      if (name === '') throw new RegistryError(messages.emptyGroupName(namespace, raw));
-      if (name === ALL) throw new RegistryError(messages.reservedGroupName(namespace, raw));
-      normalizedGroups.push(name);
+    // The reference's order (SPEC.md §2): every group name is checked for emptiness before
+    // any is checked for `all`, and "already registered" comes before the preset names.
+    const normalizedGroups = groups.map(normalizeName);
+    const empty = normalizedGroups.indexOf('');
+    if (empty >= 0) throw new RegistryError(messages.emptyGroupName(namespace, groups[empty]!));
+    const reserved = normalizedGroups.indexOf(ALL);
+    if (reserved >= 0) throw new RegistryError(messages.reservedGroupName(namespace, groups[reserved]!));
+    if (this.byNamespace.has(namespace) && !allowOverride) {
+      throw new RegistryError(messages.namespaceRegistered(namespace));
     }
     const presetEntries: Array<[string, string[]]> = [];
     for (const [raw, members] of presets ?? []) {
       const name = normalizeName(raw);
       if (name === ALL) throw new RegistryError(messages.reservedPresetName(namespace, raw));
       presetEntries.push([name, dedupe(members.map(normalizeName))]);
-    }
-    if (this.byNamespace.has(namespace) && !allowOverride) {
-      throw new RegistryError(messages.namespaceRegistered(namespace));
     }
 
     const registration: Registration = { groups: dedupe(normalizedGroups), presets: new Map(presetEntries) };

@@ -4,6 +4,7 @@
  */
 import type { CoreState, Diagnostic, Outcome, Resolution } from '../types';
 import * as messages from './messages';
+import { stripWhitespace } from './normalize';
 import { Registry, RegistryError } from './registry';
 
 /** What a report depends on; a re-resolution reports only when this changed. */
@@ -130,7 +131,7 @@ export class JsState implements CoreState {
   /** Resolve the retained spec (none → nothing enabled) and report by precedence. */
   private reresolve(always: boolean): Diagnostic[] {
     const spec = this.spec ?? '';
-    const { enabled, pending, tokens } = this.registry.resolve(spec);
+    const { enabled, pending } = this.registry.resolve(spec);
     this.enabledIds = new Set(enabled.map((name) => this.intern(name)));
     this.pendingTokens = pending;
 
@@ -138,7 +139,10 @@ export class JsState implements CoreState {
     const key = reportKey(pending, registryEmpty, enabled.length === 0);
     const changed = key !== this.lastReportKey;
     this.lastReportKey = key;
-    if (tokens === 0 || !(always || changed)) return [];
+    // A spec of only commas and blanks (`","`, `" , , "`) asked for something and got
+    // nothing: it reports like any other. Only a spec that is blank as a whole is silent.
+    const asked = stripWhitespace(spec) !== '';
+    if (!asked || !(always || changed)) return [];
     if (registryEmpty) return [messages.noGroupsRegistered(spec)];
     const available = () => ({
       groups: this.registry.groups(),
