@@ -7,6 +7,7 @@
  * a Python process of one job can share one set of variables (and old names keep working).
  */
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
+import { isBlank, stripWhitespace } from '../whitespace';
 
 export const EXPORTER_NAMES = ['otlp', 'console', 'none'] as const;
 export type ExporterName = (typeof EXPORTER_NAMES)[number];
@@ -79,7 +80,7 @@ function checkString(value: unknown, key: string, options: { allowEmpty: boolean
   if (!value.isWellFormed()) {
     throw new NemoLensTypeError(`nemo-lens: config.${key} ${describe(value)} contains a lone surrogate; pass well-formed Unicode.`);
   }
-  if (!options.allowEmpty && value.trim() === '') {
+  if (!options.allowEmpty && isBlank(value)) {
     throw invalid(`config.${key} must not be empty or blank, got ${describe(value)}; omit it to use the default.`);
   }
   return value;
@@ -144,15 +145,19 @@ export class NemoLensConfig {
     }
     const read = (suffix: string): EnvValue | undefined => readVariable(env, `${prefix}_${suffix}`, fallbackPrefix && `${fallbackPrefix}_${suffix}`);
 
+    // The booleans first: the reference validates them in from_env and the exporter only at
+    // setup, so with both wrong the variable named is the boolean's, in both languages.
+    const enabled = parseBoolean(read('ENABLED'));
+    const tracesEnabled = parseBoolean(read('TRACES_ENABLED'));
     const exporter = read('EXPORTER');
     return new NemoLensConfig({
-      enabled: parseBoolean(read('ENABLED')),
-      spanGroups: read('SPAN_GROUPS')?.value,
-      exporter: exporter && checkExporter(exporter.value.trim().toLowerCase(), exporter.label),
-      tracesEnabled: parseBoolean(read('TRACES_ENABLED')),
-      runId: read('RUN_ID')?.value.trim(),
-      userId: read('USER_ID')?.value.trim(),
-      serviceName: nonBlank(env['OTEL_SERVICE_NAME'])?.trim() ?? serviceNameFromResourceAttributes(env['OTEL_RESOURCE_ATTRIBUTES']),
+      enabled,
+      spanGroups: stripped(read('SPAN_GROUPS')),
+      exporter: exporter && checkExporter(stripWhitespace(exporter.value).toLowerCase(), exporter.label),
+      tracesEnabled,
+      runId: stripped(read('RUN_ID')),
+      userId: stripped(read('USER_ID')),
+      serviceName: stripped(nonBlank(env['OTEL_SERVICE_NAME'])) ?? serviceNameFromResourceAttributes(env['OTEL_RESOURCE_ATTRIBUTES']),
     });
   }
 }
@@ -171,8 +176,17 @@ function checkPrefix(value: unknown, what: string): string {
   return value;
 }
 
+/**
+ * A variable's value stripped as the reference strips it (Python `str.strip()`, not `trim()`:
+ * see src/whitespace.ts).
+ */
+function stripped(variable: EnvValue | string | undefined): string | undefined {
+  if (variable === undefined) return undefined;
+  return stripWhitespace(typeof variable === 'string' ? variable : variable.value);
+}
+
 function nonBlank(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
+  return value === undefined || isBlank(value) ? undefined : value;
 }
 
 function readVariable(env: Readonly<Record<string, string | undefined>>, primary: string, fallback: string | undefined): EnvValue | undefined {
@@ -185,7 +199,7 @@ function readVariable(env: Readonly<Record<string, string | undefined>>, primary
 
 function parseBoolean(variable: EnvValue | undefined): boolean | undefined {
   if (variable === undefined) return undefined;
-  const word = variable.value.trim().toLowerCase();
+  const word = stripWhitespace(variable.value).toLowerCase();
   if (TRUE_WORDS.has(word)) return true;
   if (FALSE_WORDS.has(word)) return false;
   throw invalid(`${variable.label}=${describe(variable.value)} is not a boolean; use ${BOOLEAN_WORDS}.`);
