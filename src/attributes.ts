@@ -2,7 +2,7 @@
  * Attribute hygiene for spans: drop what OpenTelemetry cannot carry and redact what must not
  * leave the process. Call it inside `if (span)` so a disabled site pays nothing.
  */
-import type { AttributeValue, Span } from '@opentelemetry/api';
+import type { AttributeValue, Attributes, Span } from '@opentelemetry/api';
 
 /** Attribute keys whose string values are redacted by default (matched case-insensitively, also as a `.`/`_`/`-` suffix). */
 export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
@@ -52,6 +52,36 @@ function sanitize(value: unknown): AttributeValue | undefined {
   return undefined;
 }
 
+/** The value to set for `key`, or undefined to skip it (unsupported, or nothing to set). */
+function cleanValue(key: string, raw: unknown, redactKeys: readonly string[]): AttributeValue | undefined {
+  const value = sanitize(raw);
+  if (value === undefined || !shouldRedact(key, redactKeys)) return value;
+  return (Array.isArray(value) ? value.map(redactValue) : redactValue(value)) as AttributeValue;
+}
+
+/**
+ * The attributes nemo-lens sets itself (span options of `managedSpan`, `traceFn`, `spanCm`),
+ * cleaned and redacted exactly as `safeSetSpanAttributes` would set them. Called on the
+ * enabled path only; never throws.
+ */
+export function cleanAttributes(
+  attributes: Readonly<Record<string, unknown>> | undefined,
+  redactKeys: readonly string[] = DEFAULT_REDACT_KEYS,
+): Attributes {
+  const cleaned: Attributes = {};
+  if (attributes == null) return cleaned;
+  try {
+    for (const key of Object.keys(attributes)) {
+      const value = cleanValue(key, attributes[key], redactKeys);
+      if (value !== undefined) cleaned[key] = value;
+    }
+  } catch {
+    // A hostile attributes object (a throwing getter, a revoked proxy) loses its attributes,
+    // never the span nor the user's call.
+  }
+  return cleaned;
+}
+
 /**
  * Set each attribute that OpenTelemetry can carry, skipping `undefined`/`null` and
  * non-scalar values, keeping arrays of scalars, and redacting string values of `redactKeys`.
@@ -65,13 +95,8 @@ export function safeSetSpanAttributes(
   if (span === undefined || attributes == null) return;
   try {
     for (const key of Object.keys(attributes)) {
-      const value = sanitize(attributes[key]);
-      if (value === undefined) continue;
-      if (shouldRedact(key, redactKeys)) {
-        span.setAttribute(key, (Array.isArray(value) ? value.map(redactValue) : redactValue(value)) as AttributeValue);
-      } else {
-        span.setAttribute(key, value);
-      }
+      const value = cleanValue(key, attributes[key], redactKeys);
+      if (value !== undefined) span.setAttribute(key, value);
     }
   } catch {
     // Attributes are best effort: never fail the instrumented code over them.

@@ -23,6 +23,7 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 
+import { cleanAttributes } from './attributes';
 import { NemoLensTypeError, describe } from './errors';
 import { spanGroup, type SpanGroup, type SpanGroupLike } from './gate';
 import { shared } from './global';
@@ -65,17 +66,35 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+/**
+ * How a failed span's status message reads, as the reference writes it per function:
+ * `managed_span` sets `str(exc)` ("bad thing"); `trace_fn` and `span_cm` go through the
+ * SDK's `start_as_current_span`, which sets `"{type}: {exc}"` ("CustomError: bad thing").
+ * A job's Python and Node spans then read alike in one backend.
+ */
+type StatusStyle = 'message' | 'typed';
+
+/** The class name of an Error, as Python's `type(exc).__name__`: a custom `name`, else the constructor's. */
+function errorTypeName(error: Error): string {
+  const name = error.name;
+  if (typeof name === 'string' && name !== '' && name !== 'Error') return name;
+  const constructorName = (error.constructor as { name?: unknown } | undefined)?.name;
+  return typeof constructorName === 'string' && constructorName !== '' ? constructorName : 'Error';
+}
+
 /** The status message for a thrown value; never throws (String() of some values does). */
-function failureMessage(error: unknown): string {
+function failureMessage(error: unknown, style: StatusStyle): string {
   try {
-    return error instanceof Error ? String(error.message) : String(error);
+    if (!(error instanceof Error)) return String(error);
+    const message = String(error.message);
+    return style === 'typed' ? `${errorTypeName(error)}: ${message}` : message;
   } catch {
     return 'a thrown value that cannot be converted to a string';
   }
 }
 
-function recordFailure(span: Span, error: unknown): void {
-  const message = failureMessage(error);
+function recordFailure(span: Span, error: unknown, style: StatusStyle): void {
+  const message = failureMessage(error, style);
   try {
     if (error instanceof Error) span.recordException(error);
     else span.recordException({ name: 'NonErrorThrown', message });
@@ -99,12 +118,12 @@ function endQuietly(span: Span): void {
 }
 
 /** Run `fn(span)` with `span` current; end it when `fn` returns or its promise settles. */
-function runInSpan<T>(span: Span, parent: Context, fn: (span: Span) => T): T {
+function runInSpan<T>(span: Span, parent: Context, style: StatusStyle, fn: (span: Span) => T): T {
   let result: T;
   try {
     result = context.with(trace.setSpan(parent, span), fn, undefined, span);
   } catch (error) {
-    recordFailure(span, error);
+    recordFailure(span, error, style);
     endQuietly(span);
     throw error;
   }
@@ -118,7 +137,7 @@ function runInSpan<T>(span: Span, parent: Context, fn: (span: Span) => T): T {
   };
   // Promise.resolve adopts any thenable, including one whose `then` returns nothing.
   const settled = Promise.resolve(result).then(onFulfilled, (error: unknown) => {
-    recordFailure(span, error);
+    recordFailure(span, error, style);
     endQuietly(span);
     throw error;
   });
@@ -151,13 +170,21 @@ function watchSettlement(span: Span, sentinel: object): void {
 }
 
 function spanOptions(options: ManagedSpanOptions | undefined, group: string | undefined): SpanOptions {
-  const attributes: Attributes = { ...options?.attributes };
+  // Redacted and cleaned as safeSetSpanAttributes does: a `prompt` given here must not reach
+  // the backend either (the reference sends these through safe_set_span_attributes too).
+  const attributes: Attributes = cleanAttributes(options?.attributes);
   if (group !== undefined) attributes[SPAN_GROUP_ATTRIBUTE] = group;
   return { attributes, kind: options?.kind, links: options?.links };
 }
 
 /** Start a span; if the tracer itself fails, run `fn` without one rather than fail the host. */
-function startAndRun<T>(name: string, options: ManagedSpanOptions | undefined, group: string | undefined, fn: (span: Span | undefined) => T): T {
+function startAndRun<T>(
+  name: string,
+  options: ManagedSpanOptions | undefined,
+  group: string | undefined,
+  style: StatusStyle,
+  fn: (span: Span | undefined) => T,
+): T {
   const parent = context.active();
   let span: Span;
   try {
@@ -165,7 +192,7 @@ function startAndRun<T>(name: string, options: ManagedSpanOptions | undefined, g
   } catch {
     return fn(undefined);
   }
-  return runInSpan(span, parent, fn);
+  return runInSpan(span, parent, style, fn);
 }
 
 /**
@@ -207,7 +234,7 @@ export function managedSpan<T>(
   }
   const fn = typeof a === 'function' ? a : b;
   checkCallback(fn, lastArgument(a, b), 'managedSpan(group, name, [options,] fn)');
-  return startAndRun(name, typeof a === 'function' ? undefined : a, groupName(group), fn!);
+  return startAndRun(name, typeof a === 'function' ? undefined : a, groupName(group), 'message', fn!);
 }
 
 /** An ungated span around `fn`, made current for it; same ending and error rules as `managedSpan`. */
@@ -216,7 +243,7 @@ export function spanCm<T>(name: string, options: ManagedSpanOptions, fn: (span: 
 export function spanCm<T>(name: string, a: ManagedSpanOptions | ((span: Span | undefined) => T), b?: (span: Span | undefined) => T): T {
   const fn = typeof a === 'function' ? a : b;
   checkCallback(fn, lastArgument(a, b), 'spanCm(name, [options,] fn)');
-  return startAndRun(name, typeof a === 'function' ? undefined : a, undefined, fn!);
+  return startAndRun(name, typeof a === 'function' ? undefined : a, undefined, 'typed', fn!);
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- a decorator must accept any function. */
@@ -235,7 +262,7 @@ export interface TraceFnDecorator {
  * disabled calls; none with this split, see __test__/memory.spec.ts).
  */
 function runTraced(name: string, options: ManagedSpanOptions | undefined, group: string, fn: AnyFunction, self: unknown, args: IArguments): unknown {
-  return startAndRun<unknown>(name, options, group, () => fn.apply(self, args as unknown as unknown[]));
+  return startAndRun<unknown>(name, options, group, 'typed', () => fn.apply(self, args as unknown as unknown[]));
 }
 
 /**
