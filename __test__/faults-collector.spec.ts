@@ -72,7 +72,7 @@ async function runAgainst(url: string, options: RunOptions): Promise<Run> {
   process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] = url;
   process.env['OTEL_EXPORTER_OTLP_TIMEOUT'] = String(options.exporterTimeoutMs);
   const warnings: NemoLensWarning[] = [];
-  const stop = onWarning((warning) => warnings.push(warning));
+  const stop = onWarning((warning) => void (warning.code !== 'NEMO_LENS_NO_RANK' && warnings.push(warning)));
   try {
     const handle = setupTelemetry({ enabled: true, spanGroups: 'all', exporter: 'otlp' }, { continueTraceFromEnv: false });
     const work = [await hostWork(options.spansPerBurst)];

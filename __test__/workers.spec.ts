@@ -165,7 +165,7 @@ test('a child process with an inherited spec naming another process\'s groups wa
   t.deepEqual(report.pending, ['rollout', 'env_step']);
   t.deepEqual(
     report.warnings.map((w) => w.code),
-    ['NEMO_LENS_SPEC_PENDING'],
+    ['NEMO_LENS_SPEC_PENDING', 'NEMO_LENS_NO_RANK'], // the child names no rank: see resource.ts
   );
   t.regex(report.warnings[0]!.message, /"rollout", "env_step"/);
   const spans = stdout

@@ -20,6 +20,7 @@ import * as span from './span';
 import * as config from './telemetry/config';
 import * as lazy from './telemetry/lazy';
 import * as propagation from './telemetry/propagation';
+import * as resourceEncoding from './telemetry/resource-encoding';
 import { VERSION } from './version';
 import * as warnings from './warnings';
 
@@ -66,7 +67,10 @@ export const contextFromEnv = propagation.contextFromEnv;
 export const envWithTraceContext = propagation.envWithTraceContext;
 export const extractContext = propagation.extractContext;
 export const injectContext = propagation.injectContext;
-export type { CarrierFormat, ExtractOptions, InjectOptions } from './telemetry/propagation';
+export type { CarrierFormat, EnvWithTraceContextOptions, ExtractOptions, InjectOptions } from './telemetry/propagation';
+
+export const encodeResourceAttributes = resourceEncoding.encodeResourceAttributes;
+export type { EncodableAttributes, EncodableValue } from './telemetry/resource-encoding';
 
 export type { BackendName } from './backends/select';
 

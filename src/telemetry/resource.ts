@@ -3,11 +3,18 @@
  *
  * Later layers win:
  *   1. the SDK defaults (`telemetry.sdk.*`);
- *   2. process facts: `host.name`, `process.pid` (ranks of one job differ only by these);
+ *   2. process facts: `host.name`, `process.pid` (ranks of one job differ only by these),
+ *      `service.version` (this library's, as the reference sets it) and what detect.ts finds
+ *      (`slurm.*`, `k8s.*`, `host.gpu.count`, `deployment.environment`);
  *   3. `OTEL_RESOURCE_ATTRIBUTES` / `OTEL_SERVICE_NAME` (the SDK's env detector);
  *   4. the config: `service.name`, `nemo.run.id`, `nemo.user.id`;
- *   5. `resourceAttributes` given to setupTelemetry, with rank identity:
- *      `dl.rank`, `dl.world_size` and `service.instance.id = <runId>-rank<rank>`.
+ *   5. `resourceAttributes` given to setupTelemetry, with rank identity.
+ * Rank identity, as the reference derives it: the rank is `dl.rank` from `resourceAttributes`,
+ * else from `OTEL_RESOURCE_ATTRIBUTES` (the one channel that reaches a spawned worker, see
+ * `encodeResourceAttributes`), and gives `service.instance.id = <runId>-rank<rank>` unless
+ * either of those names the instance itself, which is then kept. No rank anywhere, and no
+ * instance id either: the setup warns `NEMO_LENS_NO_RANK` (the process is still told apart
+ * by host and pid, but cannot be filtered by rank).
  * The run id is the config's, else a `nemo.run.id` in OTEL_RESOURCE_ATTRIBUTES, else
  * `SLURM_JOB_ID` (every rank of a Slurm job agrees on it), else a random UUID.
  */
@@ -16,12 +23,15 @@ import { hostname } from 'node:os';
 import type { AttributeValue, Attributes } from '@opentelemetry/api';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
+import { VERSION } from '../version';
+import { detectDeployment } from './detect';
 import type { NemoLensConfig } from './config';
 
 export const RUN_ID_ATTRIBUTE = 'nemo.run.id';
 export const USER_ID_ATTRIBUTE = 'nemo.user.id';
 export const RANK_ATTRIBUTE = 'dl.rank';
 export const WORLD_SIZE_ATTRIBUTE = 'dl.world_size';
+export const INSTANCE_ID_ATTRIBUTE = 'service.instance.id';
 
 /** Friendlier spellings accepted in `resourceAttributes`, mapped to the attribute they mean. */
 const ALIASES: Readonly<Record<string, string>> = {
@@ -87,27 +97,48 @@ export function checkResourceAttributes(value: unknown): CheckedResourceAttribut
   return { attributes, rank };
 }
 
-/** The attributes a setup will put on its resource (computed up front: random ids are drawn here). */
+/** What a setup will put on its resource, computed up front (random ids are drawn here). */
+export interface PlannedResource {
+  readonly detected: Attributes;
+  readonly fromEnv: Attributes;
+  readonly own: Attributes;
+  readonly runId: string;
+  /** No `dl.rank` and no `service.instance.id` reached the resource: warn `NEMO_LENS_NO_RANK`. */
+  readonly missingRank: boolean;
+}
+
 export function planResourceAttributes(
   config: NemoLensConfig,
   checked: CheckedResourceAttributes,
   env: Readonly<Record<string, string | undefined>> = process.env,
-): { fromEnv: Attributes; own: Attributes; runId: string } {
+): PlannedResource {
   const fromEnv = detectResources({ detectors: [envDetector] }).attributes;
   const envRunId = fromEnv[RUN_ID_ATTRIBUTE];
   const runId =
     config.runId ?? (typeof envRunId === 'string' && envRunId !== '' ? envRunId : undefined) ?? (env['SLURM_JOB_ID']?.trim() || randomUUID());
   const own: Attributes = { 'service.name': config.serviceName, [RUN_ID_ATTRIBUTE]: runId };
   if (config.userId !== undefined) own[USER_ID_ATTRIBUTE] = config.userId;
-  if (checked.rank !== undefined) own['service.instance.id'] = `${runId}-rank${checked.rank}`;
+  const envRank = fromEnv[RANK_ATTRIBUTE];
+  const rank = checked.rank ?? (envRank === undefined || String(envRank).trim() === '' ? undefined : String(envRank));
+  const explicitIdentity = checked.attributes[INSTANCE_ID_ATTRIBUTE] !== undefined || fromEnv[INSTANCE_ID_ATTRIBUTE] !== undefined;
+  if (rank !== undefined && !explicitIdentity) own[INSTANCE_ID_ATTRIBUTE] = `${runId}-rank${rank}`;
   // Explicit resourceAttributes win, including an explicit service.instance.id.
   Object.assign(own, checked.attributes);
-  return { fromEnv, own, runId };
+  const detected: Attributes = { 'service.version': VERSION, ...detectDeployment(env) };
+  return { detected, fromEnv, own, runId, missingRank: rank === undefined && !explicitIdentity };
 }
 
-export function buildResource(planned: { fromEnv: Attributes; own: Attributes }): Resource {
+export function buildResource(planned: Pick<PlannedResource, 'detected' | 'fromEnv' | 'own'>): Resource {
   return defaultResource()
-    .merge(resourceFromAttributes({ 'host.name': hostname(), 'process.pid': process.pid }))
+    .merge(resourceFromAttributes({ 'host.name': hostname(), 'process.pid': process.pid, ...planned.detected }))
     .merge(resourceFromAttributes(planned.fromEnv))
     .merge(resourceFromAttributes(planned.own));
 }
+
+/** The text of `NEMO_LENS_NO_RANK`, after the reference's. */
+export const NO_RANK_MESSAGE =
+  'nemo-lens: no dl.rank resource attribute was supplied, so telemetry from this process cannot be filtered by rank ' +
+  'in the collector, and service.instance.id is not rank-derived. Pass resourceAttributes: { "dl.rank": rank, ' +
+  '"dl.world_size": worldSize } to setupTelemetry(), or set OTEL_RESOURCE_ATTRIBUTES=dl.rank=<rank> in the process ' +
+  'environment when you cannot reach the call site (a spawned worker: see encodeResourceAttributes). A single-process ' +
+  'job can pass rank 0, or supply its own service.instance.id, to silence this.';

@@ -40,7 +40,7 @@ import { GuardedExporter } from './guarded-exporter';
 import { CryptoIdGenerator } from './ids';
 import { OpenSpanTracker } from './open-spans';
 import { contextFromEnv } from './propagation';
-import { buildResource, checkResourceAttributes, planResourceAttributes, type ResourceAttributesInput } from './resource';
+import { NO_RANK_MESSAGE, buildResource, checkResourceAttributes, planResourceAttributes, type ResourceAttributesInput } from './resource';
 import { SpecFileWatcher, specFileSettings, type SpecFileSettings } from './spec-file';
 import { settleWithin } from './timeout';
 
@@ -158,6 +158,7 @@ export function installTelemetry(
   shared.telemetry = setup.slot;
   markSetupDone(true);
   setSpanGroupSpec(setup.watchSpecFile(specFile, config.spanGroups));
+  if (resource?.missingRank === true) emitWarning('NEMO_LENS_NO_RANK', NO_RANK_MESSAGE);
   return setup;
 }
 
