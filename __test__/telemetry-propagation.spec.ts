@@ -34,9 +34,15 @@ test.beforeEach(async () => {
 
 const remote = () => trace.setSpanContext(ROOT_CONTEXT, REMOTE);
 
-test.serial('injectContext writes traceparent/tracestate, or TRACEPARENT/TRACESTATE for an env carrier', (t) => {
+test.serial('injectContext writes traceparent/tracestate, or both spellings for an env carrier (OpenTelemetry tooling and a Python child)', (t) => {
   t.deepEqual(injectContext({}, { context: remote() }), { traceparent: TRACEPARENT, tracestate: 'vendor=abc' });
-  t.deepEqual(injectContext({ PATH: '/bin' }, { context: remote(), format: 'env' }), { PATH: '/bin', TRACEPARENT: TRACEPARENT, TRACESTATE: 'vendor=abc' });
+  t.deepEqual(injectContext({ PATH: '/bin' }, { context: remote(), format: 'env' }), {
+    PATH: '/bin',
+    TRACEPARENT: TRACEPARENT,
+    TRACESTATE: 'vendor=abc',
+    traceparent: TRACEPARENT,
+    tracestate: 'vendor=abc',
+  });
   const carrier = { existing: 'kept' };
   t.is(injectContext(carrier, { context: remote() }), carrier, 'the carrier itself is returned');
 });
@@ -77,7 +83,7 @@ test.serial('extractContext reads headers in any key case; invalid values give n
 
 test.serial('contextFromEnv / envWithTraceContext round-trip, without touching process.env', (t) => {
   const env = envWithTraceContext({ HOME: '/h' }, { context: remote() });
-  t.deepEqual(env, { HOME: '/h', TRACEPARENT: TRACEPARENT, TRACESTATE: 'vendor=abc' });
+  t.deepEqual(env, { HOME: '/h', TRACEPARENT: TRACEPARENT, TRACESTATE: 'vendor=abc', traceparent: TRACEPARENT, tracestate: 'vendor=abc' });
   t.is(trace.getSpanContext(contextFromEnv(env))?.spanId, SPAN_ID);
   t.is(contextFromEnv({}), ROOT_CONTEXT);
   t.is(contextFromEnv({ TRACEPARENT: '  ' }), ROOT_CONTEXT);
