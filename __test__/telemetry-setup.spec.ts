@@ -354,7 +354,9 @@ test.serial('the run id falls back to SLURM_JOB_ID, then to a random UUID; OTEL_
     const two = (await runIdOf())['nemo.run.id'];
     t.regex(String(one), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     t.not(one, two);
-    t.is((await runIdOf())['service.instance.id'], undefined, 'no rank, no instance id');
+    const instance = (await runIdOf())['service.instance.id'];
+    t.regex(String(instance), /^[0-9a-f-]{36}$/, 'no rank: a per-process UUID, never the bare run id (issue 13, item 3)');
+    t.not(instance, one);
   });
 });
 

@@ -13,8 +13,9 @@
  * else from `OTEL_RESOURCE_ATTRIBUTES` (the one channel that reaches a spawned worker, see
  * `encodeResourceAttributes`), and gives `service.instance.id = <runId>-rank<rank>` unless
  * either of those names the instance itself, which is then kept. No rank anywhere, and no
- * instance id either: the setup warns `NEMO_LENS_NO_RANK` (the process is still told apart
- * by host and pid, but cannot be filtered by rank).
+ * instance id either: the instance id is a per-process UUID (as the reference's SDK gives it)
+ * and the setup warns `NEMO_LENS_NO_RANK` (the process is told apart, but cannot be filtered
+ * by rank).
  * The run id is the config's, else a `nemo.run.id` in OTEL_RESOURCE_ATTRIBUTES, else
  * `SLURM_JOB_ID` (every rank of a Slurm job agrees on it), else a random UUID.
  */
@@ -121,7 +122,9 @@ export function planResourceAttributes(
   const envRank = fromEnv[RANK_ATTRIBUTE];
   const rank = checked.rank ?? (envRank === undefined || String(envRank).trim() === '' ? undefined : String(envRank));
   const explicitIdentity = checked.attributes[INSTANCE_ID_ATTRIBUTE] !== undefined || fromEnv[INSTANCE_ID_ATTRIBUTE] !== undefined;
-  if (rank !== undefined && !explicitIdentity) own[INSTANCE_ID_ATTRIBUTE] = `${runId}-rank${rank}`;
+  // Without a rank, a per-process UUID, as the reference's Python SDK (>= 1.43) fills it in:
+  // never the bare run id, which every rank of the job would share.
+  if (!explicitIdentity) own[INSTANCE_ID_ATTRIBUTE] = rank === undefined ? randomUUID() : `${runId}-rank${rank}`;
   // Explicit resourceAttributes win, including an explicit service.instance.id.
   Object.assign(own, checked.attributes);
   const detected: Attributes = { 'service.version': VERSION, ...detectDeployment(env) };
