@@ -497,6 +497,22 @@ mod tests {
     }
 
     #[test]
+    fn a_spec_of_only_commas_and_blanks_reports_and_is_retained() {
+        let mut s = State::new();
+        assert_eq!(codes(&s.set_spec(",,")), ["NEMO_LENS_NO_GROUPS_REGISTERED"]);
+        // Retained: the first registration changes the report key and re-reports.
+        let outcome = s.register("mega", &names(&["step"]), None, false);
+        assert_eq!(codes(&outcome), ["NEMO_LENS_SPEC_RESOLVED_EMPTY"]);
+        assert_eq!(
+            codes(&s.set_spec(" , , ")),
+            ["NEMO_LENS_SPEC_RESOLVED_EMPTY"]
+        );
+        assert!(s.enabled().is_empty());
+        // Blank as a whole (no comma) asks for nothing and stays silent, as before.
+        assert!(s.set_spec(" \t ").warnings.is_empty());
+    }
+
+    #[test]
     fn pin_drops_the_spec_and_reset_clears_everything() {
         let mut s = State::new();
         s.register("mega", &names(&["step"]), None, false);
