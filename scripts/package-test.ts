@@ -48,7 +48,7 @@ function step<T>(title: string, body: () => T): T {
 /** The environment of a consumer process: none of this shell's nemo-lens, napi-rs or Node settings. */
 function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^(NEMO_LENS_|NAPI_RS_|OTEL_|NODE_OPTIONS$|TRACEPARENT$|TRACESTATE$)/.test(key)),
+    Object.entries(process.env).filter(([key]) => !/^(NEMO_LENS_|NAPI_RS_|OTEL_|NODE_OPTIONS$)/.test(key) && !/^(traceparent|tracestate|baggage)$/i.test(key)),
   );
   return { ...env, ...extra };
 }

@@ -56,7 +56,8 @@ export interface TelemetryOptions {
   /** Shut an active setup down and replace it, instead of throwing ERR_NEMO_LENS_ALREADY_INITIALIZED. */
   readonly allowReinit?: boolean;
   /**
-   * Continue the trace a parent process passed in `TRACEPARENT`/`TRACESTATE` (default true):
+   * Continue the trace (and baggage) a parent process passed in the environment, as
+   * `traceparent`/`tracestate`/`baggage` or in upper case (default true):
    * spans with no other parent become children of the parent's span. See propagation.ts.
    */
   readonly continueTraceFromEnv?: boolean;
