@@ -4,8 +4,11 @@
  * same text (messages.rs / messages.ts); this runs on each backend.
  */
 import test from 'ava';
+import fc from 'fast-check';
 
 import { SpanRegistry, backend, onWarning, setSpanGroupSpec, type NemoLensWarning } from '../src/index';
+import { JsState } from '../src/backends/js/state';
+import { loadNative } from '../src/backends/native';
 import { resetTelemetry } from '../src/testing';
 
 function reportOf(spec: string): NemoLensWarning[] {
@@ -49,4 +52,29 @@ test.serial(`${backend}: a short spec is quoted whole, as before`, (t) => {
   const [warning] = reportOf(spec);
   t.true(warning!.message.includes(`spec "${spec}" names "t0",`));
   t.false(warning!.message.includes('more'));
+});
+
+test('both cores build the same capped report, whatever the spec (tokens, code points, surrogate pairs at the cut)', (t) => {
+  const native = loadNative();
+  if (!native.ok) {
+    t.is(process.env['NEMO_LENS_BACKEND'], 'js', `native core missing: ${native.error.message}`);
+    return;
+  }
+  const token = fc.oneof(
+    fc.constantFrom('', ' ', 'step', 'STEP ', 'typo', '😀', 'é'),
+    fc.string({ unit: fc.constantFrom('a', 'é', '😀', ' ', '\u3000', 'ß'), minLength: 195, maxLength: 205 }),
+    fc.string({ unit: 'grapheme', maxLength: 12 }),
+  );
+  fc.assert(
+    fc.property(fc.array(token, { minLength: 0, maxLength: 45 }), fc.boolean(), (tokens, registered) => {
+      const spec = tokens.join(',');
+      const reports = [new JsState(), native.create()].map((core) => {
+        if (registered) core.register('trainer', ['step'], [['default', ['step']]], false);
+        return core.setSpec(spec).warnings;
+      });
+      t.deepEqual(reports[1], reports[0], JSON.stringify(spec).slice(0, 200));
+      return JSON.stringify(reports[0]) === JSON.stringify(reports[1]);
+    }),
+    { numRuns: 500 },
+  );
 });
