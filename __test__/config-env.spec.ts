@@ -87,7 +87,7 @@ onWarning((warning) => {
 
 SPEC_CASES.forEach((c, i) => {
   test.serial(`${backend}: spec-env ${label(c, i)}`, async (t) => {
-    resetTelemetry();
+    await resetTelemetry();
     warnings.length = 0;
     const registrationErrors: string[] = [];
     for (const r of c.registrations) {

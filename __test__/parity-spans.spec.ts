@@ -12,8 +12,8 @@ import { installInMemoryTracing } from './helpers/tracing';
 
 const { exporter } = installInMemoryTracing();
 
-test.beforeEach(() => {
-  resetTelemetry();
+test.beforeEach(async () => {
+  await resetTelemetry();
   exporter.reset();
   SpanRegistry.register('trainer', ['step']);
   setSpanGroupSpec('step');
