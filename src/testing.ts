@@ -6,7 +6,7 @@
  *     visible as soon as it ends (no batching), for assertions.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { syncGates } from './gate';
 import { shared } from './global';
 import type { NemoLensConfigOptions } from './telemetry/config';
