@@ -23,6 +23,7 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 
+import { hrNow } from './clock';
 import { NemoLensTypeError, describe } from './errors';
 import { spanGroup, type SpanGroup, type SpanGroupLike } from './gate';
 import { shared } from './global';
@@ -92,7 +93,8 @@ function recordFailure(span: Span, error: unknown): void {
 
 function endQuietly(span: Span): void {
   try {
-    span.end();
+    // The same clock as the start (clock.ts), so children end inside their parents.
+    span.end(hrNow());
   } catch {
     // Ending is best effort; the user's result matters more.
   }
@@ -153,7 +155,7 @@ function watchSettlement(span: Span, sentinel: object): void {
 function spanOptions(options: ManagedSpanOptions | undefined, group: string | undefined): SpanOptions {
   const attributes: Attributes = { ...options?.attributes };
   if (group !== undefined) attributes[SPAN_GROUP_ATTRIBUTE] = group;
-  return { attributes, kind: options?.kind, links: options?.links };
+  return { attributes, kind: options?.kind, links: options?.links, startTime: hrNow() };
 }
 
 /** Start a span; if the tracer itself fails, run `fn` without one rather than fail the host. */
