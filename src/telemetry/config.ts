@@ -7,6 +7,7 @@
  * a Python process of one job can share one set of variables (and old names keep working).
  */
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
+import { tracesExporterFromEnv } from './otel-env';
 
 export const EXPORTER_NAMES = ['otlp', 'console', 'none'] as const;
 export type ExporterName = (typeof EXPORTER_NAMES)[number];
@@ -148,7 +149,8 @@ export class NemoLensConfig {
     return new NemoLensConfig({
       enabled: parseBoolean(read('ENABLED')),
       spanGroups: read('SPAN_GROUPS')?.value,
-      exporter: exporter && checkExporter(exporter.value.trim().toLowerCase(), exporter.label),
+      // NEMO_LENS_EXPORTER, else the standard OTEL_TRACES_EXPORTER (see otel-env.ts).
+      exporter: exporter ? checkExporter(exporter.value.trim().toLowerCase(), exporter.label) : tracesExporterFromEnv(env),
       tracesEnabled: parseBoolean(read('TRACES_ENABLED')),
       runId: read('RUN_ID')?.value.trim(),
       userId: read('USER_ID')?.value.trim(),
