@@ -3,11 +3,13 @@
  * rejects) and the setup options `sampler`, `spanProcessors` and `resource`, checked with the
  * other options before anything is built.
  */
+import { context, trace } from '@opentelemetry/api';
 import test from 'ava';
+import { NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { SpanRegistry, managedSpan, onWarning, setupTelemetry, type NemoLensWarning } from '../src/index';
-import { resetTelemetry } from '../src/testing';
+import { resetTelemetry, setupTestTelemetry } from '../src/testing';
 import { HangingExporter, RecordingExporter } from './helpers/exporters';
 
 function captureWarnings(): NemoLensWarning[] & { stop(): void } {
@@ -143,4 +145,26 @@ test.serial('the new options are checked with the others, before anything is bui
   t.throws(() => setupTelemetry(enabled, { samplers: [] } as never), { message: /unknown setupTelemetry option "samplers"; the options are .*sampler, spanProcessors, resource/ });
   // Nothing was set up by the refused calls.
   t.notThrows(() => setupTelemetry(enabled, { spanExporter: new RecordingExporter() }));
+});
+
+test.serial('setupTestTelemetry records nemo-lens spans beside a host provider and under OTEL_SDK_DISABLED', async (t) => {
+  const hostExporter = new RecordingExporter();
+  const host = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(hostExporter)] });
+  host.register();
+  process.env['OTEL_SDK_DISABLED'] = 'true';
+  const warnings = captureWarnings();
+  try {
+    const { handle, spans } = setupTestTelemetry();
+    managedSpan('job', 'in-memory', () => undefined);
+    await handle.shutdown();
+    t.deepEqual(spans().map((span) => span.name), ['in-memory']);
+    t.deepEqual(hostExporter.getFinishedSpans(), []);
+    t.deepEqual(warnings.map((w) => w.code), [], 'a test setup chose its pipeline: nothing to warn about');
+  } finally {
+    warnings.stop();
+    delete process.env['OTEL_SDK_DISABLED'];
+    trace.disable();
+    context.disable();
+    await host.shutdown();
+  }
 });

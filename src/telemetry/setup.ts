@@ -125,6 +125,11 @@ interface ActiveTelemetry {
 /** Test-only knobs (nemo-lens/testing): export each span as it ends instead of in batches. */
 export interface InternalOptions {
   readonly processor?: 'batch' | 'simple';
+  /**
+   * An in-memory test setup (nemo-lens/testing): its own pipeline whatever a host SDK or
+   * OTEL_SDK_DISABLED say, so a consumer's test records every nemo-lens span.
+   */
+  readonly testSetup?: boolean;
 }
 
 const OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -173,13 +178,13 @@ export function installTelemetry(
         'Call shutdown() on its handle first, or pass { allowReinit: true } to replace it.',
     );
   }
-  if (!config.enabled || sdkDisabled()) {
+  if (!config.enabled || (sdkDisabled() && internal.testSetup !== true)) {
     replace(previous);
     setEnabledSpanGroups([]);
     return DISABLED_HANDLE;
   }
   const checked = checkResourceAttributes(options.resourceAttributes);
-  const ownPipeline = config.tracesEnabled && !yieldToHost(options);
+  const ownPipeline = config.tracesEnabled && (internal.testSetup === true || !yieldToHost(options));
   const plan = ownPipeline ? planExporter({ exporter: config.exporter, injected: options.spanExporter }) : undefined;
   const resource = ownPipeline ? planResourceAttributes(config, checked) : undefined;
   const baseContext = options.continueTraceFromEnv === false ? ROOT_CONTEXT : contextFromEnv();
