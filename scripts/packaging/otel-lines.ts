@@ -5,6 +5,7 @@
  *   - adding nemo-lens to the host prints no ERESOLVE (no "overriding peer dependency") and no EBADENGINE;
  *   - nemo-lens has no nested @opentelemetry packages: api, sdk-trace, core and resources
  *     resolve to the host's copies;
+ *   - installed in one command instead, `npm dedupe` leaves one copy of the SDK packages;
  *   - spans run end to end (otel-consumer/line.cjs): nemo-lens's own pipeline over OTLP
  *     http/json to a receiver on 127.0.0.1, children nested in time; and, beside a host
  *     NodeSDK started first, nemo-lens spans in the host's exporter.
@@ -93,11 +94,50 @@ export function testOtelLine(work: string, line: OtelLine, tarballs: readonly st
   assert.equal(host.pipeline, 'host');
   assert.ok(host.flushed);
   assert.deepEqual(host.warnings, []);
+  const oneCommand = installInOneCommand(dir, env, tarballs, line);
   const installed = (name: string) => (JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   return [
     `${line.label} under Node ${version}: npm install ${install.ms} ms, no ERESOLVE/EBADENGINE, no nested SDK ` +
       `(sdk-trace ${installed('@opentelemetry/sdk-trace')}, core ${installed('@opentelemetry/core')}, exporter-trace-otlp-proto ${installed('@opentelemetry/exporter-trace-otlp-proto')}, ` +
       `the host's exporter-trace-otlp-grpc ${installed('@opentelemetry/exporter-trace-otlp-grpc')} within the optional peer range; one copy each)`,
+    `  installed in one command: ${oneCommand.before} copies of @opentelemetry/sdk-trace (npm picks the newest for the peer ranges, sdk-node nests its exact pins), 1 after npm dedupe`,
     `  OTLP http/json: ${otlp.names.length} spans, ${otlp.children} children, ${otlp.violations} time violations (${otlp.backend} core); beside NodeSDK: ${host.names.length} spans in the host exporter`,
   ];
+}
+
+/** Every installed copy of `name` under `dir` (its package.json files). */
+function copiesOf(dir: string, name: string): number {
+  let count = 0;
+  const walk = (modules: string): void => {
+    if (!fs.existsSync(modules)) return;
+    for (const entry of fs.readdirSync(modules)) {
+      const entries = entry.startsWith('@') ? fs.readdirSync(path.join(modules, entry)).map((inner) => `${entry}/${inner}`) : [entry];
+      for (const pkg of entries) {
+        if (pkg === name) count++;
+        walk(path.join(modules, pkg, 'node_modules'));
+      }
+    }
+  };
+  walk(path.join(dir, 'node_modules'));
+  return count;
+}
+
+/**
+ * A new project that installs nemo-lens and the host SDK in one command: npm may choose newer
+ * patch versions for nemo-lens's peer ranges than sdk-node pins exactly, and nest sdk-node's;
+ * `npm dedupe` then leaves one copy (what the README tells users to run).
+ */
+function installInOneCommand(hostDir: string, env: NodeJS.ProcessEnv, tarballs: readonly string[], line: OtelLine): { before: number } {
+  const dir = `${hostDir}-one-command`;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'otel-line-one-command', version: '0.0.0', private: true }, null, 2)}\n`);
+  const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, ...line.host], { cwd: dir, env });
+  assert.doesNotMatch(install.stdout + install.stderr, /ERESOLVE|overriding peer dependency|EBADENGINE/i, `${line.label}, one command: npm warned:\n${install.stdout}${install.stderr}`);
+  const before = copiesOf(dir, '@opentelemetry/sdk-trace');
+  run('npm', ['dedupe', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, env });
+  for (const name of ['@opentelemetry/sdk-trace', '@opentelemetry/core', '@opentelemetry/resources']) {
+    assert.equal(copiesOf(dir, name), 1, `${line.label}, one command then npm dedupe: copies of ${name}`);
+  }
+  assert.ok(!fs.existsSync(path.join(dir, 'node_modules', 'nemo-lens', 'node_modules', '@opentelemetry')), `${line.label}, one command: nested under nemo-lens`);
+  return { before };
 }
