@@ -202,13 +202,14 @@ export function installTelemetry(
     if (exporter) processors.push(internal.processor === 'simple' ? new SimpleSpanProcessor({ exporter }) : new WatchedBatchSpanProcessor(exporter));
     const extra = options.spanProcessors ?? [];
     processors.push(...extra, new ForeignSpanWatch(options.foreignSpans ?? 'warn', () => exporter?.description ?? 'its span processors'));
-    const provider = markOwnProvider(new TracerProvider({
+    const provider = new TracerProvider({
       resource: composeResource(buildResource(resource), detectedResource(), options.resource),
       idGenerator: new CryptoIdGenerator(),
       spanProcessors: processors,
       sampler: chooseSampler(options),
       spanLimits: spanLimits(),
-    }));
+    });
+    markOwnProvider(provider);
     setup = new Setup(provider.getTracer(SCOPE_NAME, VERSION), { provider, exporter, tracker, exports: exporter !== undefined || extra.length > 0 });
     replace(previous);
     setup.register(baseContext);
@@ -319,7 +320,7 @@ class Setup implements TelemetryHandle {
 
   constructor(
     readonly tracer: Tracer,
-    private readonly pipeline_: Pipeline | undefined,
+    private readonly own: Pipeline | undefined,
   ) {
     const tracker = pipeline_?.tracker;
     this.slot = Object.freeze({ tracer, handle: this, watchSettlement: tracker && ((span: Span, sentinel: object) => tracker.watchSettlement(span, sentinel)) });
@@ -357,12 +358,8 @@ class Setup implements TelemetryHandle {
     this.uninstallDiag = installDiagLogger();
   }
 
-  private get own(): Pipeline | undefined {
-    return this.pipeline_;
-  }
-
   register(base: Context): void {
-    const provider = this.pipeline_!.provider;
+    const provider = this.own!.provider;
     // Checked just before (yieldToHost): no other SDK provider is registered, so this one wins.
     this.registered.tracerProvider = trace.setGlobalTracerProvider(provider);
     const manager = new BaseContextManager(base).enable();
@@ -377,7 +374,7 @@ class Setup implements TelemetryHandle {
     if (this.stopped !== undefined) return this.stopped;
     const bound = checkTimeout(timeoutMs);
     this.detach();
-    this.stopped = this.pipeline_ === undefined ? Promise.resolve() : finish(this.pipeline_, bound);
+    this.stopped = this.own === undefined ? Promise.resolve() : finish(this.own, bound);
     return this.stopped;
   }
 
@@ -389,7 +386,7 @@ class Setup implements TelemetryHandle {
       shared.telemetry = undefined;
       markSetupDone(false);
     }
-    if (this.registered.tracerProvider && registeredProvider() === this.pipeline_?.provider) {
+    if (this.registered.tracerProvider && registeredProvider() === this.own?.provider) {
       trace.disable();
     }
     this.uninstallDiag?.();
