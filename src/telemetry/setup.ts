@@ -201,7 +201,7 @@ export function installTelemetry(
     const processors: SpanProcessor[] = [tracker];
     if (exporter) processors.push(internal.processor === 'simple' ? new SimpleSpanProcessor({ exporter }) : new WatchedBatchSpanProcessor(exporter));
     const extra = options.spanProcessors ?? [];
-    processors.push(...extra, new ForeignSpanWatch(options.foreignSpans ?? 'warn', () => exporter?.description ?? 'its span processors'));
+    processors.push(...extra, new ForeignSpanWatch(options.foreignSpans ?? 'warn', () => exporter?.description ?? (extra.length > 0 ? 'the spanProcessors of setupTelemetry' : 'nowhere (exporter none)')));
     const provider = new TracerProvider({
       resource: composeResource(buildResource(resource), detectedResource(), options.resource),
       idGenerator: new CryptoIdGenerator(),
