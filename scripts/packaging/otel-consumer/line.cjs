@@ -1,6 +1,7 @@
 // One OpenTelemetry JS line end to end, in a project that installed nemo-lens beside a host SDK.
 //   node line.cjs otlp  -> nemo-lens's own pipeline, OTLP http/json to a receiver on 127.0.0.1
 //   node line.cjs host  -> a host NodeSDK started first; nemo-lens spans go through it
+//   node line.cjs console -> the console exporter (JSON lines on stdout), a span left open is truncated at shutdown
 // Prints one JSON line for scripts/packaging/otel-lines.ts to check.
 'use strict';
 const http = require('node:http');
@@ -68,6 +69,11 @@ if (mode === 'otlp') {
     const children = spans.filter((span) => byId.has(span.parentSpanId)).length;
     out({ pipeline, flushed, names: spans.map((span) => span.name).sort(), children, violations });
   });
+} else if (mode === 'console') {
+  const handle = nemo.setupTelemetry({ enabled: true, spanGroups: 'all', exporter: 'console', serviceName: 'consumer' });
+  work();
+  void nemo.managedSpan('job', 'left-open', () => new Promise(() => undefined));
+  void handle.shutdown(5000);
 } else if (mode === 'host') {
   const { NodeSDK } = require('@opentelemetry/sdk-node');
   const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace');
