@@ -9,7 +9,8 @@
  */
 import { DiagLogLevel, diag, propagation, type DiagLogger, type TextMapPropagator } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { detectResources, hostDetector, osDetector, processDetector, serviceInstanceIdDetector, type Resource, type ResourceDetector } from '@opentelemetry/resources';
+import * as resources from '@opentelemetry/resources';
+import type { Resource, ResourceDetector } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -20,6 +21,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import { NemoLensTypeError, describe } from '../errors';
+import { emitWarning } from '../warnings';
 import {
   logLevelFromEnv,
   propagatorsFromEnv,
@@ -110,11 +112,12 @@ export function buildPropagator(env: Env = process.env): TextMapPropagator | und
   return new CompositePropagator({ propagators });
 }
 
-const DETECTORS: Readonly<Record<DetectorName, ResourceDetector>> = {
-  host: hostDetector,
-  os: osDetector,
-  process: processDetector,
-  serviceinstance: serviceInstanceIdDetector,
+/** Looked up when used: a host's older @opentelemetry/resources 2.x may lack one (then it is skipped, with a word). */
+const DETECTOR_EXPORTS: Readonly<Record<DetectorName, string>> = {
+  host: 'hostDetector',
+  os: 'osDetector',
+  process: 'processDetector',
+  serviceinstance: 'serviceInstanceIdDetector',
 };
 
 /**
@@ -124,7 +127,21 @@ const DETECTORS: Readonly<Record<DetectorName, ResourceDetector>> = {
 export function detectedResource(env: Env = process.env): Resource | undefined {
   const names = resourceDetectorsFromEnv(env);
   if (names === undefined || names.length === 0) return undefined;
-  return detectResources({ detectors: names.map((name) => DETECTORS[name]) });
+  const available = resources as unknown as Record<string, ResourceDetector | undefined>;
+  const detectors: ResourceDetector[] = [];
+  for (const name of names) {
+    const detector = available[DETECTOR_EXPORTS[name]];
+    if (detector === undefined) missingDetector(name);
+    else detectors.push(detector);
+  }
+  return detectors.length === 0 ? undefined : resources.detectResources({ detectors });
+}
+
+function missingDetector(name: DetectorName): void {
+  emitWarning(
+    'NEMO_LENS_OTEL_ENV_UNSUPPORTED',
+    `nemo-lens: OTEL_NODE_RESOURCE_DETECTORS names "${name}", but the installed @opentelemetry/resources has no ${DETECTOR_EXPORTS[name]}; it is skipped. Update @opentelemetry/resources.`,
+  );
 }
 
 /** `own` over `detected`, then the `resource` option over both. */
