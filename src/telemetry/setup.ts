@@ -322,7 +322,7 @@ class Setup implements TelemetryHandle {
     readonly tracer: Tracer,
     private readonly own: Pipeline | undefined,
   ) {
-    const tracker = pipeline_?.tracker;
+    const tracker = own?.tracker;
     this.slot = Object.freeze({ tracer, handle: this, watchSettlement: tracker && ((span: Span, sentinel: object) => tracker.watchSettlement(span, sentinel)) });
   }
 
