@@ -1,6 +1,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import test from 'ava';
+import Module from 'node:module';
 
 import { NemoLensConfig, SpanRegistry, managedSpan, onWarning, setupTelemetry, type NemoLensWarning } from '../src/index';
 import { GRPC_EXPORTER_PACKAGE, planExporter } from '../src/telemetry/exporters';
@@ -256,15 +257,33 @@ test.serial('grpc with its package installed uses it, without a warning', (t) =>
   t.is(plan.target.description, 'OTLP grpc at http://localhost:4317');
 });
 
+/**
+ * The gRPC exporter is installed here (a devDependency through @opentelemetry/sdk-node), so
+ * resolving it fails on purpose, as `require` does for a package that is not installed.
+ */
+function withoutPackage(name: string): () => void {
+  const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+  const original = loader._resolveFilename;
+  loader._resolveFilename = function (request: string, ...rest: unknown[]): string {
+    if (request === name) throw Object.assign(new Error(`Cannot find module '${name}'`), { code: 'MODULE_NOT_FOUND' });
+    return original.call(this, request, ...rest);
+  };
+  return () => {
+    loader._resolveFilename = original;
+  };
+}
+
 test.serial('grpc end to end without the package: the fallback reaches an HTTP receiver', async (t) => {
   const receiver: OtlpReceiver = await startOtlpReceiver();
   const warnings = captureWarnings();
+  const restore = withoutPackage(GRPC_EXPORTER_PACKAGE);
   try {
     await withOtlpEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, emitTrace);
     warnings.stop();
     t.deepEqual(warnings.map((w) => w.code), ['NEMO_LENS_EXPORTER_FALLBACK']);
     assertTrainingTrace(t, receiver.spans());
   } finally {
+    restore();
     warnings.stop();
     await receiver.close();
   }

@@ -274,7 +274,8 @@ test.serial('tracesEnabled: false installs no provider but applies the spec; spa
   host.register();
   try {
     const handle = setupTelemetry(new NemoLensConfig({ enabled: true, tracesEnabled: false, spanGroups: 'per_step' }));
-    t.false(handle.isExporting);
+    t.is(handle.pipeline, 'host', 'gated spans flow to the host SDK');
+    t.true(handle.isExporting);
     t.is(globalProvider(), host);
     t.deepEqual([...enabledSpanGroups()].sort(), ['job', 'step']);
     managedSpan('job', 'via-host', () => undefined);
@@ -285,6 +286,7 @@ test.serial('tracesEnabled: false installs no provider but applies the spec; spa
     t.deepEqual(warnings.map((w) => w.code), ['NEMO_LENS_LATE_REGISTRATION']);
     t.throws(() => setupTelemetry(enabled()), { message: /already set up/ });
     await handle.shutdown();
+    t.is(handle.pipeline, 'none');
     t.is(globalProvider(), host, 'shutdown leaves the host provider alone');
   } finally {
     trace.disable();
@@ -293,7 +295,7 @@ test.serial('tracesEnabled: false installs no provider but applies the spec; spa
   }
 });
 
-test.serial('with a host provider already registered, an enabled setup warns and still exports its own spans', async (t) => {
+test.serial('with a host provider already registered, an enabled setup sends its spans through it (one pipeline) and says so', async (t) => {
   const hostExporter = new RecordingExporter();
   const host = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(hostExporter)] });
   host.register();
@@ -302,11 +304,13 @@ test.serial('with a host provider already registered, an enabled setup warns and
     const warnings = captureWarnings();
     const handle = setupTelemetry(enabled(), { spanExporter: ours });
     warnings.stop();
-    t.true(warnings.some((w) => w.code === 'NEMO_LENS_GLOBAL_PROVIDER_EXISTS'));
+    t.deepEqual(warnings.map((w) => w.code), ['NEMO_LENS_HOST_SDK_PRESENT']);
+    t.regex(warnings[0]!.message, /NodeTracerProvider.*spanExporter/s, 'names the host provider and the option it leaves unused');
+    t.is(handle.pipeline, 'host');
     managedSpan('job', 'ours', () => undefined);
     await handle.shutdown();
-    t.deepEqual(ours.getFinishedSpans().map((span) => span.name), ['ours']);
-    t.deepEqual(hostExporter.getFinishedSpans(), []);
+    t.deepEqual(hostExporter.getFinishedSpans().map((span) => span.name), ['ours']);
+    t.deepEqual(ours.getFinishedSpans(), [], "nemo-lens's exporter is not used beside the host's");
     t.is(globalProvider(), host);
   } finally {
     trace.disable();

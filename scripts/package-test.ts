@@ -12,6 +12,9 @@
  *     run on the TypeScript core, the fallback is silent unless NEMO_LENS_DEBUG is set, and
  *     NEMO_LENS_BACKEND=native fails with a clear error.
  *
+ *  5. Both OpenTelemetry JS lines (2.x, 3.x): a host project with @opentelemetry/sdk-node of that
+ *     line adds the tarballs from the registry (scripts/packaging/otel-lines.ts).
+ *
  * NEMO_LENS_PACKAGE_TEST_NODES (paths of more Node binaries, separated like PATH) also runs the
  * CommonJS, ESM and conformance consumers of both projects under each of them; test:node-versions
  * uses it for the oldest Node that package.json's engines allows.
@@ -28,6 +31,7 @@ import { packProblems } from './check-packable';
 import { createConsumer, type Installed } from './packaging/consumer';
 import { NODE, run, type RunResult } from './packaging/exec';
 import { lockedClosure, type LockedPackage } from './packaging/lockfile';
+import { OTEL_LINES, testOtelLine } from './packaging/otel-lines';
 import { packAsReleased, packMain, packPlatform, type Tarball } from './packaging/pack';
 import { ROOT, binOf, binaryFile, builtTarget } from './packaging/paths';
 
@@ -234,6 +238,11 @@ function main(): void {
     const a = withBinary(work, target, main, platform, locked, [api, find(locked, '@types/node')]);
     const b = withoutBinary(work, target, released, lockedClosure(), [api]);
     underOtherNodes(work);
+    for (const line of OTEL_LINES) {
+      step(`beside a host on ${line.label}: install, one SDK copy, spans end to end`, () => {
+        for (const text of testOtelLine(work, line, [main.file, platform.file])) console.log(`   ${text}`);
+      });
+    }
 
     console.log('\n== summary');
     console.log(`   ${path.basename(main.file)}: ${kB(main.size)} packed, ${kB(main.unpackedSize)} unpacked, ${main.files.length} files`);

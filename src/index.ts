@@ -61,6 +61,7 @@ export type { ExporterName, FromEnvOptions, NemoLensConfigOptions } from './tele
 
 export const setupTelemetry = lazy.setupTelemetry;
 export type { TelemetryHandle, TelemetryOptions } from './telemetry/setup';
+export type { ForeignSpans, PipelineName } from './telemetry/host-sdk';
 export type { ResourceAttributesInput } from './telemetry/resource';
 
 export const contextFromEnv = propagation.contextFromEnv;

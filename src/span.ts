@@ -24,6 +24,7 @@ import {
 } from '@opentelemetry/api';
 
 import { cleanAttributes } from './attributes';
+import { hrNow } from './clock';
 import { NemoLensTypeError, describe } from './errors';
 import { spanGroup, type SpanGroup, type SpanGroupLike } from './gate';
 import { shared } from './global';
@@ -111,7 +112,8 @@ function recordFailure(span: Span, error: unknown, style: StatusStyle): void {
 
 function endQuietly(span: Span): void {
   try {
-    span.end();
+    // The same clock as the start (clock.ts), so children end inside their parents.
+    span.end(hrNow());
   } catch {
     // Ending is best effort; the user's result matters more.
   }
@@ -174,7 +176,7 @@ function spanOptions(options: ManagedSpanOptions | undefined, group: string | un
   // the backend either (the reference sends these through safe_set_span_attributes too).
   const attributes: Attributes = cleanAttributes(options?.attributes);
   if (group !== undefined) attributes[SPAN_GROUP_ATTRIBUTE] = group;
-  return { attributes, kind: options?.kind, links: options?.links };
+  return { attributes, kind: options?.kind, links: options?.links, startTime: hrNow() };
 }
 
 /** Start a span; if the tracer itself fails, run `fn` without one rather than fail the host. */

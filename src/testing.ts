@@ -6,7 +6,7 @@
  *     visible as soon as it ends (no batching), for assertions.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { syncGates } from './gate';
 import { shared } from './global';
 import type { NemoLensConfigOptions } from './telemetry/config';
@@ -49,14 +49,15 @@ class KeepingInMemorySpanExporter extends InMemorySpanExporter {
 
 /**
  * An enabled setup (replacing any active one) whose spans land in memory as they end; they
- * stay readable after `handle.shutdown()`. `TRACEPARENT` in the environment is ignored.
+ * stay readable after `handle.shutdown()`. `TRACEPARENT` and `OTEL_SDK_DISABLED` in the environment
+ * are ignored, and so is a host SDK registered before: nemo-lens spans are recorded here all the same.
  */
 export function setupTestTelemetry(options: TestTelemetryOptions = {}): TestTelemetry {
   const exporter = new KeepingInMemorySpanExporter();
   const handle = installTelemetry(
     { ...options.config, enabled: true, spanGroups: options.spanGroups ?? 'all' },
     { spanExporter: exporter, allowReinit: true, continueTraceFromEnv: false, resourceAttributes: options.resourceAttributes },
-    { processor: 'simple' },
+    { processor: 'simple', testSetup: true },
   );
   return { handle, exporter, spans: () => exporter.getFinishedSpans() };
 }

@@ -5,18 +5,11 @@
  * `NEMO_LENS_SPANS_DROPPED` once per run of drops, so spans are never lost silently.
  */
 import { TraceFlags, type Context } from '@opentelemetry/api';
-import { getNumberFromEnv } from '@opentelemetry/core';
-import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace';
 
 import { emitWarning } from '../warnings';
 import type { GuardedExporter } from './guarded-exporter';
-
-/** The batch processor's limits, from `OTEL_BSP_*` as the SDK reads them, else its defaults. */
-function batchLimits(): { maxQueueSize: number; maxExportBatchSize: number } {
-  const maxQueueSize = getNumberFromEnv('OTEL_BSP_MAX_QUEUE_SIZE') ?? 2048;
-  const maxExportBatchSize = Math.min(getNumberFromEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, maxQueueSize);
-  return { maxQueueSize, maxExportBatchSize };
-}
+import { batchLimitsFromEnv } from './otel-env';
 
 export class WatchedBatchSpanProcessor implements SpanProcessor {
   private readonly batch: BatchSpanProcessor;
@@ -27,10 +20,11 @@ export class WatchedBatchSpanProcessor implements SpanProcessor {
   private stopped = false;
 
   constructor(private readonly exporter: GuardedExporter) {
-    const limits = batchLimits();
+    // `OTEL_BSP_*`: @opentelemetry/sdk-trace leaves them to the caller (sdk-trace-base's shim read them).
+    const limits = batchLimitsFromEnv();
     this.maxQueueSize = limits.maxQueueSize;
     // Passed explicitly so that the processor and this count use the same numbers.
-    this.batch = new BatchSpanProcessor(exporter, limits);
+    this.batch = new BatchSpanProcessor({ exporter, ...limits });
     exporter.onHandOff = (count) => {
       this.queued = Math.max(0, this.queued - count);
     };

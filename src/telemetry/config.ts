@@ -8,6 +8,7 @@
  */
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
 import { isBlank, stripWhitespace } from '../whitespace';
+import { tracesExporterFromEnv } from './otel-env';
 
 export const EXPORTER_NAMES = ['otlp', 'console', 'none'] as const;
 export type ExporterName = (typeof EXPORTER_NAMES)[number];
@@ -153,7 +154,8 @@ export class NemoLensConfig {
     return new NemoLensConfig({
       enabled,
       spanGroups: stripped(read('SPAN_GROUPS')),
-      exporter: exporter && checkExporter(stripWhitespace(exporter.value).toLowerCase(), exporter.label),
+      // NEMO_LENS_EXPORTER, else the standard OTEL_TRACES_EXPORTER (see otel-env.ts).
+      exporter: exporter ? checkExporter(stripWhitespace(exporter.value).toLowerCase(), exporter.label) : tracesExporterFromEnv(env),
       tracesEnabled,
       runId: stripped(read('RUN_ID')),
       userId: stripped(read('USER_ID')),

@@ -5,7 +5,7 @@
  */
 import { hrTimeToMicroseconds, ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { SpanStatusCode, type HrTime } from '@opentelemetry/api';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { SPAN_GROUP_ATTRIBUTE } from '../span';
 
 

@@ -18,7 +18,7 @@
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { NemoLensError, describe } from '../errors';
 import { emitWarning } from '../warnings';
 import type { ExporterName } from './config';

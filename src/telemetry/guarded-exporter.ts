@@ -18,7 +18,7 @@
  *   (`lastProblem`), for the shutdown-timeout warning.
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { describe } from '../errors';
 import { emitWarning } from '../warnings';
 import { hookOtlpExporter, type AttemptResponse, type ReleaseHook } from './otlp-release';

@@ -7,7 +7,7 @@
  * pooled buffer refilled 4 KiB at a time (256 trace ids), which keeps the cost per span low.
  */
 import { randomFillSync } from 'node:crypto';
-import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+import type { IdGenerator } from '@opentelemetry/sdk-trace';
 
 const POOL_BYTES = 4096;
 

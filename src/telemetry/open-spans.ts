@@ -34,7 +34,8 @@
  * same way without repeating it. `__test__/telemetry-open-spans.spec.ts` holds this in place.
  */
 import type { Context } from '@opentelemetry/api';
-import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { hrNow } from '../clock';
 
 import { emitWarning } from '../warnings';
 
@@ -56,8 +57,10 @@ export interface OpenSpanTrackerOptions {
 export function truncate(span: Span, reason: string): void {
   try {
     span.setAttribute(TRUNCATED_ATTRIBUTE, true);
-    span.addEvent(TRUNCATED_EVENT, { [TRUNCATED_REASON_ATTRIBUTE]: reason });
-    span.end();
+    // The clock the span's start came from (clock.ts): ended innermost first, children stay inside parents.
+    const now = hrNow();
+    span.addEvent(TRUNCATED_EVENT, { [TRUNCATED_REASON_ATTRIBUTE]: reason }, now);
+    span.end(now);
   } catch {
     // One misbehaving span must not keep the others (or the shutdown) from finishing.
   }

@@ -18,17 +18,22 @@
  *     nothing itself, but the spec *is* applied and the setup flag set. Gated sites then emit
  *     through the global OpenTelemetry API, that is into the host's own SDK if it registered
  *     one (and nowhere otherwise). This is how a host with its own pipeline uses span groups.
- *   - `enabled: true` (default `tracesEnabled`): a NodeTracerProvider with crypto ids, the
+ *   - `enabled: true` (default `tracesEnabled`): a TracerProvider with crypto ids, the
  *     resource of resource.ts, an OpenSpanTracker and a BatchSpanProcessor in front of the
  *     exporter, registered globally with an AsyncLocalStorage context manager and the W3C
- *     trace-context + baggage propagators.
+ *     trace-context + baggage propagators (`OTEL_PROPAGATORS` may choose others).
+ *     If a host SDK registered a provider first, nemo-lens yields to it as with
+ *     `tracesEnabled: false`, and says so (host-sdk.ts).
+ *   - `OTEL_SDK_DISABLED=true` makes any setup a dark one, whatever the config says.
+ *
+ * The SDK is `@opentelemetry/sdk-trace` (2.x and 3.x lines, a peer dependency: the host's
+ * copy); the `OTEL_*` variables it leaves to its callers are read in otel-env.ts.
  */
 import { ROOT_CONTEXT, context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { NodeTracerProvider, SimpleSpanProcessor, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { SimpleSpanProcessor, TracerProvider, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
 import { shared } from '../global';
-import { globalTracerProvider, isGlobalTracerProviderSet, noopTracer } from '../global-tracer-provider';
+import { noopTracer } from '../global-tracer-provider';
 import { markSetupDone, setEnabledSpanGroups, setSpanGroupSpec } from '../registry';
 import { VERSION } from '../version';
 import { emitWarning } from '../warnings';
@@ -37,14 +42,28 @@ import { BaseContextManager } from './context-manager';
 import { planExporter } from './exporters';
 import { WatchedBatchSpanProcessor } from './batch-processor';
 import { GuardedExporter } from './guarded-exporter';
+import { ForeignSpanWatch, SCOPE_NAME, hostProvider, markOwnProvider, registeredProvider, warnHostSdkPresent, type ForeignSpans, type PipelineName } from './host-sdk';
 import { CryptoIdGenerator } from './ids';
 import { OpenSpanTracker } from './open-spans';
+import {
+  OTEL_HOOK_KEYS,
+  buildPropagator,
+  checkOtelHookOptions,
+  chooseSampler,
+  composeResource,
+  detectedResource,
+  installDiagLogger,
+  registerPropagator,
+  spanLimits,
+  type OtelHookOptions,
+} from './options';
+import { sdkDisabled } from './otel-env';
 import { contextFromEnv } from './propagation';
 import { NO_RANK_MESSAGE, buildResource, checkResourceAttributes, planResourceAttributes, type ResourceAttributesInput } from './resource';
 import { SpecFileWatcher, specFileSettings, type SpecFileSettings } from './spec-file';
 import { settleWithin } from './timeout';
 
-export interface TelemetryOptions {
+export interface TelemetryOptions extends OtelHookOptions {
   /**
    * Extra resource attributes. `dl.rank` and `dl.world_size` (also spelt `rank`, `worldSize`,
    * `world_size`; numbers or decimal strings) identify the rank and add
@@ -61,13 +80,31 @@ export interface TelemetryOptions {
    * spans with no other parent become children of the parent's span. See propagation.ts.
    */
   readonly continueTraceFromEnv?: boolean;
+  /**
+   * Spans of other instrumentation that reach nemo-lens's provider (it is the global one):
+   * `'warn'` (default) exports them and warns `NEMO_LENS_FOREIGN_SPANS` once; `'export'`
+   * exports them quietly (nemo-lens is this process's SDK). See "Beside a host's SDK".
+   */
+  readonly foreignSpans?: ForeignSpans;
 }
 
 export interface TelemetryHandle {
   /** The tracer of this setup (a no-op tracer when disabled). */
   readonly tracer: Tracer;
-  /** True while spans go to an exporter: enabled, traces on, an exporter other than `none`, not shut down. */
+  /**
+   * Where nemo-lens spans go now: `'nemo-lens'` (this setup's exporter or span processors),
+   * `'host'` (a host SDK's provider: `tracesEnabled: false`, or a host registered first), or
+   * `'none'` (disabled, exporter `none` with no processors, no host SDK, or shut down).
+   */
+  readonly pipeline: PipelineName;
+  /** `pipeline !== 'none'`: spans are going to an exporter, nemo-lens's or the host's. */
   readonly isExporting: boolean;
+  /**
+   * Export every ended span now (of the pipeline in `pipeline`). Never rejects; resolves
+   * within `timeoutMs` (default 5000): `true` when the flush finished, `false` when it timed
+   * out (warning `NEMO_LENS_FLUSH_TIMEOUT`) or there was nothing to flush into.
+   */
+  forceFlush(timeoutMs?: number): Promise<boolean>;
   /**
    * End open spans (marked truncated), flush and stop exporting. Idempotent (every call
    * returns the first call's promise), never rejects, and resolves within `timeoutMs`
@@ -89,9 +126,21 @@ interface ActiveTelemetry {
 /** Test-only knobs (nemo-lens/testing): export each span as it ends instead of in batches. */
 export interface InternalOptions {
   readonly processor?: 'batch' | 'simple';
+  /**
+   * An in-memory test setup (nemo-lens/testing): its own pipeline whatever a host SDK or
+   * OTEL_SDK_DISABLED say, so a consumer's test records every nemo-lens span.
+   */
+  readonly testSetup?: boolean;
 }
 
-const OPTION_KEYS: ReadonlySet<string> = new Set(['resourceAttributes', 'spanExporter', 'allowReinit', 'continueTraceFromEnv']);
+const OPTION_KEYS: ReadonlySet<string> = new Set([
+  'resourceAttributes',
+  'spanExporter',
+  'allowReinit',
+  'continueTraceFromEnv',
+  'foreignSpans',
+  ...OTEL_HOOK_KEYS,
+]);
 const DEFAULT_TIMEOUT_MS = 5000;
 
 export function activeTelemetry(): ActiveTelemetry | undefined {
@@ -130,32 +179,43 @@ export function installTelemetry(
         'Call shutdown() on its handle first, or pass { allowReinit: true } to replace it.',
     );
   }
-  if (!config.enabled) {
+  if (!config.enabled || (sdkDisabled() && internal.testSetup !== true)) {
     replace(previous);
     setEnabledSpanGroups([]);
     return DISABLED_HANDLE;
   }
   const checked = checkResourceAttributes(options.resourceAttributes);
-  const plan = config.tracesEnabled ? planExporter({ exporter: config.exporter, injected: options.spanExporter }) : undefined;
-  const resource = config.tracesEnabled ? planResourceAttributes(config, checked) : undefined;
+  const ownPipeline = config.tracesEnabled && (internal.testSetup === true || !yieldToHost(options));
+  const plan = ownPipeline ? planExporter({ exporter: config.exporter, injected: options.spanExporter }) : undefined;
+  const resource = ownPipeline ? planResourceAttributes(config, checked) : undefined;
   const baseContext = options.continueTraceFromEnv === false ? ROOT_CONTEXT : contextFromEnv();
   const specFile = specFileSettings();
 
   // 2. Build (no I/O), 3. switch over.
   let setup: Setup;
   if (plan === undefined || resource === undefined) {
-    setup = new Setup(trace.getTracer('nemo-lens', VERSION), undefined);
+    setup = new Setup(trace.getTracer(SCOPE_NAME, VERSION), undefined);
     replace(previous);
   } else {
     const exporter = plan.build && new GuardedExporter(plan.build(), plan.target);
     const tracker = new OpenSpanTracker();
     const processors: SpanProcessor[] = [tracker];
-    if (exporter) processors.push(internal.processor === 'simple' ? new SimpleSpanProcessor(exporter) : new WatchedBatchSpanProcessor(exporter));
-    const provider = new NodeTracerProvider({ resource: buildResource(resource), idGenerator: new CryptoIdGenerator(), spanProcessors: processors });
-    setup = new Setup(provider.getTracer('nemo-lens', VERSION), { provider, exporter, tracker });
+    if (exporter) processors.push(internal.processor === 'simple' ? new SimpleSpanProcessor({ exporter }) : new WatchedBatchSpanProcessor(exporter));
+    const extra = options.spanProcessors ?? [];
+    processors.push(...extra, new ForeignSpanWatch(options.foreignSpans ?? 'warn', () => exporter?.description ?? (extra.length > 0 ? 'the spanProcessors of setupTelemetry' : 'nowhere (exporter none)')));
+    const provider = new TracerProvider({
+      resource: composeResource(buildResource(resource), detectedResource(), options.resource),
+      idGenerator: new CryptoIdGenerator(),
+      spanProcessors: processors,
+      sampler: chooseSampler(options),
+      spanLimits: spanLimits(),
+    });
+    markOwnProvider(provider);
+    setup = new Setup(provider.getTracer(SCOPE_NAME, VERSION), { provider, exporter, tracker, exports: exporter !== undefined || extra.length > 0 });
     replace(previous);
     setup.register(baseContext);
   }
+  setup.installDiag();
   shared.telemetry = setup.slot;
   markSetupDone(true);
   setSpanGroupSpec(setup.watchSpecFile(specFile, config.spanGroups));
@@ -187,6 +247,14 @@ function isPlain(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
+/** A host registered its provider first: nemo-lens's spans go through it (host-sdk.ts). */
+function yieldToHost(options: TelemetryOptions): boolean {
+  if (hostProvider() === undefined) return false;
+  const unused = (['spanExporter', 'sampler', 'spanProcessors', 'resource', 'resourceAttributes'] as const).filter((key) => options[key] !== undefined);
+  warnHostSdkPresent(unused);
+  return true;
+}
+
 function checkOptions(value: unknown): TelemetryOptions {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object') {
@@ -212,21 +280,27 @@ function checkOptions(value: unknown): TelemetryOptions {
       `nemo-lens: setupTelemetry option spanExporter must be an OpenTelemetry SpanExporter (with export and shutdown methods), got ${describe(exporter)}.`,
     );
   }
+  if (options.foreignSpans !== undefined && options.foreignSpans !== 'warn' && options.foreignSpans !== 'export') {
+    throw new NemoLensError('ERR_NEMO_LENS_INVALID_ARGUMENT', `nemo-lens: setupTelemetry option foreignSpans must be "warn" or "export", got ${describe(options.foreignSpans)}.`);
+  }
+  checkOtelHookOptions(options);
   return options;
 }
 
-function checkTimeout(value: unknown): number {
+function checkTimeout(value: unknown, method = 'shutdown'): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-    throw new NemoLensTypeError(`nemo-lens: shutdown(timeoutMs) needs a number of milliseconds >= 0 (or Infinity), got ${describe(value)}.`);
+    throw new NemoLensTypeError(`nemo-lens: ${method}(timeoutMs) needs a number of milliseconds >= 0 (or Infinity), got ${describe(value)}.`);
   }
   return value;
 }
 
 interface Pipeline {
-  readonly provider: NodeTracerProvider;
+  readonly provider: TracerProvider;
   readonly exporter: GuardedExporter | undefined;
   readonly tracker: OpenSpanTracker;
+  /** An exporter or extra span processors take the spans somewhere. */
+  readonly exports: boolean;
 }
 
 /** The OpenTelemetry API singleton each setup may have claimed, to give back exactly those. */
@@ -241,15 +315,16 @@ class Setup implements TelemetryHandle {
   private stopped: Promise<void> | undefined;
   private specFile: SpecFileWatcher | undefined;
   private readonly registered: Registered = { tracerProvider: false, contextManager: false, propagator: false };
+  private uninstallDiag: (() => void) | undefined;
   private readonly onBeforeExit = (): void => {
     void this.shutdown();
   };
 
   constructor(
     readonly tracer: Tracer,
-    private readonly pipeline: Pipeline | undefined,
+    private readonly own: Pipeline | undefined,
   ) {
-    const tracker = pipeline?.tracker;
+    const tracker = own?.tracker;
     this.slot = Object.freeze({ tracer, handle: this, watchSettlement: tracker && ((span: Span, sentinel: object) => tracker.watchSettlement(span, sentinel)) });
   }
 
@@ -265,30 +340,34 @@ class Setup implements TelemetryHandle {
     return spec;
   }
 
+  get pipeline(): PipelineName {
+    if (this.stopped !== undefined) return 'none';
+    if (this.own === undefined) return hostProvider() === undefined ? 'none' : 'host';
+    return this.own.exports ? 'nemo-lens' : 'none';
+  }
+
   get isExporting(): boolean {
-    return this.stopped === undefined && this.pipeline?.exporter !== undefined;
+    return this.pipeline !== 'none';
+  }
+
+  forceFlush(timeoutMs?: number): Promise<boolean> {
+    const bound = checkTimeout(timeoutMs, 'forceFlush');
+    return flushWithin(this.pipeline === 'none' ? undefined : (this.own?.provider ?? registeredProvider()), this.own?.exporter, bound);
+  }
+
+  /** `OTEL_LOG_LEVEL`: OpenTelemetry's diag logger to stderr, for the life of this setup. */
+  installDiag(): void {
+    this.uninstallDiag = installDiagLogger();
   }
 
   register(base: Context): void {
-    const provider = this.pipeline!.provider;
-    // The API refuses a second global provider (and logs through diag). Check first, and say
-    // what happens: nemo-lens spans still go to this setup's exporter through `tracer`.
-    if (isGlobalTracerProviderSet()) {
-      emitWarning(
-        'NEMO_LENS_GLOBAL_PROVIDER_EXISTS',
-        'nemo-lens: another OpenTelemetry tracer provider is already registered globally, so nemo-lens did not replace it. ' +
-          'Spans of managedSpan/traceFn go to the nemo-lens exporter; other instrumentation keeps using the existing provider. ' +
-          'To send nemo-lens spans through that provider instead, set tracesEnabled: false (NEMO_LENS_TRACES_ENABLED=false).',
-      );
-    } else {
-      this.registered.tracerProvider = trace.setGlobalTracerProvider(provider);
-    }
+    const provider = this.own!.provider;
+    // Checked just before (yieldToHost): no other SDK provider is registered, so this one wins.
+    this.registered.tracerProvider = trace.setGlobalTracerProvider(provider);
     const manager = new BaseContextManager(base).enable();
     this.registered.contextManager = context.setGlobalContextManager(manager);
     if (!this.registered.contextManager) manager.disable();
-    this.registered.propagator = propagation.setGlobalPropagator(
-      new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
-    );
+    this.registered.propagator = registerPropagator(buildPropagator());
     // A process that ends without calling shutdown still exports what it recorded.
     process.once('beforeExit', this.onBeforeExit);
   }
@@ -297,7 +376,7 @@ class Setup implements TelemetryHandle {
     if (this.stopped !== undefined) return this.stopped;
     const bound = checkTimeout(timeoutMs);
     this.detach();
-    this.stopped = this.pipeline === undefined ? Promise.resolve() : finish(this.pipeline, bound);
+    this.stopped = this.own === undefined ? Promise.resolve() : finish(this.own, bound);
     return this.stopped;
   }
 
@@ -309,13 +388,40 @@ class Setup implements TelemetryHandle {
       shared.telemetry = undefined;
       markSetupDone(false);
     }
-    if (this.registered.tracerProvider && globalTracerProvider() === this.pipeline?.provider) {
+    if (this.registered.tracerProvider && registeredProvider() === this.own?.provider) {
       trace.disable();
     }
+    this.uninstallDiag?.();
+    this.uninstallDiag = undefined;
     if (this.registered.contextManager) context.disable();
     if (this.registered.propagator) propagation.disable();
     this.registered.tracerProvider = this.registered.contextManager = this.registered.propagator = false;
   }
+}
+
+/**
+ * Flush `provider` (this setup's, or the host's) within `timeoutMs`; never rejects. The SDK's
+ * own forceFlush waits for the exporter's timeout (10 s and more against a hung collector).
+ */
+async function flushWithin(provider: unknown, exporter: GuardedExporter | undefined, timeoutMs: number): Promise<boolean> {
+  const flush = (provider as { forceFlush?: () => Promise<void> } | undefined)?.forceFlush;
+  if (typeof flush !== 'function') return false;
+  let outcome: 'done' | 'timeout';
+  try {
+    outcome = await settleWithin(Promise.resolve().then(() => flush.call(provider)), timeoutMs);
+  } catch {
+    return false;
+  }
+  if (outcome === 'done') return true;
+  // During a reported outage the timeout is the same news.
+  if (exporter?.isFailing !== true) {
+    emitWarning(
+      'NEMO_LENS_FLUSH_TIMEOUT',
+      `nemo-lens: forceFlush did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the tracer provider'} did not answer); ` +
+        'the spans stay queued and export continues in the background. Check the collector, or pass a longer timeout to forceFlush(timeoutMs).',
+    );
+  }
+  return false;
 }
 
 async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: number): Promise<void> {
@@ -344,8 +450,13 @@ async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: numb
 
 /** The handle of a disabled setup: nothing to stop. */
 const DISABLED_HANDLE: TelemetryHandle = Object.freeze({
-  tracer: noopTracer('nemo-lens', VERSION),
+  tracer: noopTracer(SCOPE_NAME, VERSION),
+  pipeline: 'none',
   isExporting: false,
+  forceFlush: (timeoutMs?: number) => {
+    checkTimeout(timeoutMs, 'forceFlush');
+    return Promise.resolve(false);
+  },
   shutdown: (() => {
     const done = Promise.resolve();
     return (_timeoutMs?: number) => done;
