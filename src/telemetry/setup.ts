@@ -219,7 +219,8 @@ export function installTelemetry(
   shared.telemetry = setup.slot;
   markSetupDone(true);
   setSpanGroupSpec(setup.watchSpecFile(specFile, config.spanGroups));
-  if (resource?.missingRank === true) emitWarning('NEMO_LENS_NO_RANK', NO_RANK_MESSAGE);
+  // A test setup is not a job's process: it has no rank to be missing.
+  if (resource?.missingRank === true && internal.testSetup !== true) emitWarning('NEMO_LENS_NO_RANK', NO_RANK_MESSAGE);
   return setup;
 }
 
