@@ -38,6 +38,8 @@ export interface ExporterPlan {
   /** `undefined` for the `none` exporter: no export at all. */
   readonly build: (() => SpanExporter) | undefined;
   readonly target: ExportTarget;
+  /** The OTLP protocol `build` uses, for the export worker, which builds its own exporter. */
+  readonly otlp?: OtlpProtocol;
 }
 
 export interface PlanInputs {
@@ -184,7 +186,7 @@ function planOtlp(env: Env, requireOptional: (id: string) => unknown): ExporterP
     // Checked for the protocol that will actually be used: a fallback to HTTP needs an http(s) URL.
     checkOtlpEnvironment(env, typeof loaded === 'string' ? 'http/protobuf' : 'grpc');
     if (typeof loaded !== 'string') {
-      return { build: () => new loaded(), target: { description: `OTLP grpc at ${otlpEndpoint(env, 'grpc')}`, hint: OTLP_HINT } };
+      return { build: () => new loaded(), target: { description: `OTLP grpc at ${otlpEndpoint(env, 'grpc')}`, hint: OTLP_HINT }, otlp: 'grpc' };
     }
     emitWarning(
       'NEMO_LENS_EXPORTER_FALLBACK',
@@ -206,7 +208,7 @@ function planOtlp(env: Env, requireOptional: (id: string) => unknown): ExporterP
     const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
     return new OTLPTraceExporter();
   };
-  return { build, target: { description: `OTLP ${http} at ${otlpEndpoint(env, http)}`, hint: OTLP_HINT } };
+  return { build, target: { description: `OTLP ${http} at ${otlpEndpoint(env, http)}`, hint: OTLP_HINT }, otlp: http };
 }
 
 type ExporterClass = new () => SpanExporter;

@@ -31,6 +31,7 @@
  */
 import { ROOT_CONTEXT, context, propagation, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { SimpleSpanProcessor, TracerProvider, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { workerData } from 'node:worker_threads';
 import { NemoLensError, NemoLensTypeError, describe } from '../errors';
 import { shared } from '../global';
 import { noopTracer } from '../global-tracer-provider';
@@ -41,7 +42,10 @@ import { NemoLensConfig, type NemoLensConfigOptions } from './config';
 import { BaseContextManager } from './context-manager';
 import { planExporter } from './exporters';
 import { WatchedBatchSpanProcessor } from './batch-processor';
-import { GuardedExporter } from './guarded-exporter';
+import { buildExportPipeline, checkExportSettings, type ExportPipeline } from './export-pipeline';
+import { EXPORT_WORKER_MARKER } from './export-worker/protocol';
+import { exitHookSettings, registerExitFlush } from './exit-hooks';
+import type { GuardedExporter } from './guarded-exporter';
 import { ForeignSpanWatch, SCOPE_NAME, hostProvider, markOwnProvider, registeredProvider, warnHostSdkPresent, type ForeignSpans, type PipelineName } from './host-sdk';
 import { CryptoIdGenerator } from './ids';
 import { OpenSpanTracker } from './open-spans';
@@ -86,6 +90,14 @@ export interface TelemetryOptions extends OtelHookOptions {
    * exports them quietly (nemo-lens is this process's SDK). See "Beside a host's SDK".
    */
   readonly foreignSpans?: ForeignSpans;
+  /**
+   * Flush on every ending (SIGTERM, SIGINT, SIGHUP, `process.exit()`, an uncaught exception,
+   * an unhandled rejection), then end as without nemo-lens (see exit-hooks.ts). Default true,
+   * or `NEMO_LENS_EXIT_HOOKS`; false for hosts that manage their own exit.
+   */
+  readonly exitHooks?: boolean;
+  /** How long an ending may wait for the flush, in ms (default 5000, or `NEMO_LENS_EXIT_TIMEOUT_MS`). */
+  readonly exitTimeoutMs?: number;
 }
 
 export interface TelemetryHandle {
@@ -139,6 +151,8 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   'allowReinit',
   'continueTraceFromEnv',
   'foreignSpans',
+  'exitHooks',
+  'exitTimeoutMs',
   ...OTEL_HOOK_KEYS,
 ]);
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -179,7 +193,8 @@ export function installTelemetry(
         'Call shutdown() on its handle first, or pass { allowReinit: true } to replace it.',
     );
   }
-  if (!config.enabled || (sdkDisabled() && internal.testSetup !== true)) {
+  // nemo-lens's own export worker stays dark, even if a preload set telemetry up in it.
+  if (!config.enabled || (sdkDisabled() && internal.testSetup !== true) || isExportWorker()) {
     replace(previous);
     setEnabledSpanGroups([]);
     return DISABLED_HANDLE;
@@ -190,6 +205,8 @@ export function installTelemetry(
   const resource = ownPipeline ? planResourceAttributes(config, checked) : undefined;
   const baseContext = options.continueTraceFromEnv === false ? ROOT_CONTEXT : contextFromEnv();
   const specFile = specFileSettings();
+  const exit = exitHookSettings(options.exitHooks, options.exitTimeoutMs);
+  if (plan !== undefined) checkExportSettings();
 
   // 2. Build (no I/O), 3. switch over.
   let setup: Setup;
@@ -197,23 +214,27 @@ export function installTelemetry(
     setup = new Setup(trace.getTracer(SCOPE_NAME, VERSION), undefined);
     replace(previous);
   } else {
-    const exporter = plan.build && new GuardedExporter(plan.build(), plan.target);
+    const composed = composeResource(buildResource(resource), detectedResource(), options.resource);
+    const exported = buildExportPipeline(plan, composed.attributes, internal, (exporter) =>
+      internal.processor === 'simple' ? new SimpleSpanProcessor({ exporter }) : new WatchedBatchSpanProcessor(exporter),
+    );
+    const exporter = exported?.exporter;
     const tracker = new OpenSpanTracker();
     const processors: SpanProcessor[] = [tracker];
-    if (exporter) processors.push(internal.processor === 'simple' ? new SimpleSpanProcessor({ exporter }) : new WatchedBatchSpanProcessor(exporter));
+    if (exported) processors.push(exported.processor);
     const extra = options.spanProcessors ?? [];
-    processors.push(...extra, new ForeignSpanWatch(options.foreignSpans ?? 'warn', () => exporter?.description ?? (extra.length > 0 ? 'the spanProcessors of setupTelemetry' : 'nowhere (exporter none)')));
+    processors.push(...extra, new ForeignSpanWatch(options.foreignSpans ?? 'warn', () => exported?.description ?? (extra.length > 0 ? 'the spanProcessors of setupTelemetry' : 'nowhere (exporter none)')));
     const provider = new TracerProvider({
-      resource: composeResource(buildResource(resource), detectedResource(), options.resource),
+      resource: composed,
       idGenerator: new CryptoIdGenerator(),
       spanProcessors: processors,
       sampler: chooseSampler(options),
       spanLimits: spanLimits(),
     });
     markOwnProvider(provider);
-    setup = new Setup(provider.getTracer(SCOPE_NAME, VERSION), { provider, exporter, tracker, exports: exporter !== undefined || extra.length > 0 });
+    setup = new Setup(provider.getTracer(SCOPE_NAME, VERSION), { provider, exporter, exported, tracker, exports: exported !== undefined || extra.length > 0 });
     replace(previous);
-    setup.register(baseContext);
+    setup.register(baseContext, exit);
   }
   setup.installDiag();
   shared.telemetry = setup.slot;
@@ -254,6 +275,10 @@ function yieldToHost(options: TelemetryOptions): boolean {
   const unused = (['spanExporter', 'sampler', 'spanProcessors', 'resource', 'resourceAttributes'] as const).filter((key) => options[key] !== undefined);
   warnHostSdkPresent(unused);
   return true;
+}
+
+function isExportWorker(): boolean {
+  return (workerData as Record<string, unknown> | null)?.[EXPORT_WORKER_MARKER] === true;
 }
 
 function checkOptions(value: unknown): TelemetryOptions {
@@ -299,6 +324,7 @@ function checkTimeout(value: unknown, method = 'shutdown'): number {
 interface Pipeline {
   readonly provider: TracerProvider;
   readonly exporter: GuardedExporter | undefined;
+  readonly exported: ExportPipeline | undefined;
   readonly tracker: OpenSpanTracker;
   /** An exporter or extra span processors take the spans somewhere. */
   readonly exports: boolean;
@@ -320,6 +346,7 @@ class Setup implements TelemetryHandle {
   private readonly onBeforeExit = (): void => {
     void this.shutdown();
   };
+  private unregisterExit: (() => void) | undefined;
 
   constructor(
     readonly tracer: Tracer,
@@ -361,7 +388,7 @@ class Setup implements TelemetryHandle {
     this.uninstallDiag = installDiagLogger();
   }
 
-  register(base: Context): void {
+  register(base: Context, exit: { enabled: boolean; timeoutMs: number }): void {
     const provider = this.own!.provider;
     // Checked just before (yieldToHost): no other SDK provider is registered, so this one wins.
     this.registered.tracerProvider = trace.setGlobalTracerProvider(provider);
@@ -371,6 +398,15 @@ class Setup implements TelemetryHandle {
     this.registered.propagator = registerPropagator(buildPropagator());
     // A process that ends without calling shutdown still exports what it recorded.
     process.once('beforeExit', this.onBeforeExit);
+    const { tracker, exported } = this.own!;
+    if (exit.enabled && exported !== undefined) {
+      // Any other ending: open spans end (truncated, innermost first), then one bounded synchronous flush.
+      this.unregisterExit = registerExitFlush(() => {
+        this.detach();
+        tracker.endAll();
+        exported.flushSync(exit.timeoutMs);
+      });
+    }
   }
 
   shutdown(timeoutMs?: number): Promise<void> {
@@ -385,6 +421,8 @@ class Setup implements TelemetryHandle {
   private detach(): void {
     process.off('beforeExit', this.onBeforeExit);
     this.specFile?.stop();
+    this.unregisterExit?.();
+    this.unregisterExit = undefined;
     if (shared.telemetry === this.slot) {
       shared.telemetry = undefined;
       markSetupDone(false);
@@ -425,21 +463,26 @@ async function flushWithin(provider: unknown, exporter: GuardedExporter | undefi
   return false;
 }
 
-async function finish({ provider, exporter, tracker }: Pipeline, timeoutMs: number): Promise<void> {
+async function finish({ provider, exporter, exported, tracker }: Pipeline, timeoutMs: number): Promise<void> {
   try {
+    // The worker stops a little before the bound, so that its answer arrives within it.
+    const worker = exported?.worker;
+    if (worker) worker.shutdownDeadline = Date.now() + timeoutMs - Math.min(100, timeoutMs / 10);
     // Before the provider shuts its processors down, so the truncated spans are exported too.
     tracker.endAll();
-    const outcome = await settleWithin(provider.shutdown(), timeoutMs);
+    const settled = await settleWithin(provider.shutdown(), timeoutMs);
+    // The worker path: spans left when the worker stopped, or no answer at all.
+    const outcome = worker === undefined ? settled : worker.outcome === undefined || worker.outcome.left > 0 ? 'timeout' : 'done';
     if (outcome === 'timeout') {
       // During a reported outage the timeout is the same news: spans are being dropped.
-      const reported = exporter?.isFailing === true;
+      const reported = exporter?.isFailing === true || worker?.outcome?.failing === true;
       // Read before abandoning: what the exporter's attempts met (refused, timed out, HTTP 503).
-      const problem = exporter?.lastProblem;
+      const problem = exporter?.lastProblem ?? worker?.outcome?.problem;
       const why = problem === undefined ? ' did not answer' : `: ${problem}`;
       exporter?.abandon(`nemo-lens shutdown gave up after ${timeoutMs} ms`);
       if (!reported) emitWarning(
         'NEMO_LENS_SHUTDOWN_TIMEOUT',
-        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exporter?.description ?? 'the exporter'}${why}); ` +
+        `nemo-lens: telemetry shutdown did not finish within ${timeoutMs} ms (${exported?.description ?? 'the exporter'}${why}); ` +
           'spans not yet exported are dropped. ' +
           'Check the collector, or pass a longer timeout to shutdown(timeoutMs).',
       );

@@ -1,0 +1,125 @@
+/**
+ * The export worker thread: reads span records from the ring (ring.ts), keeps the open ones
+ * for in-progress snapshots (in-progress.ts), queues the ended ones (export-queue.ts) and
+ * sends them with the OTLP exporter chosen on the main thread, wrapped in the same
+ * GuardedExporter as the main-thread path (so its failure warnings are the same).
+ *
+ * It runs on its own event loop: spans leave while the main thread is blocked, and a
+ * synchronous flush at exit is answered (FLUSH_ACK) while the main thread waits in
+ * `Atomics.wait`. Warnings go to the main thread as messages (`emitWarning` there reaches
+ * the host's `onWarning` listeners and `process.emitWarning`), never printed from here.
+ */
+import './twin-backend';
+import { parentPort, workerData } from 'node:worker_threads';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import { onWarning } from '../../warnings';
+import { GuardedExporter } from '../guarded-exporter';
+import { dueSnapshots, startMs } from '../in-progress';
+import { ExportQueue } from './export-queue';
+import type { WorkerInit, WorkerMessage, WorkerProtocol } from './protocol';
+import { END, recordBytes, START, toReadableSpan, type OpenSpan, type SpanRecord } from './records';
+import { BUDGET, DROPPED, FINAL, FLUSH_ACK, FLUSH_REQ, RingReader } from './ring';
+
+const init = workerData as WorkerInit;
+const post = (message: WorkerMessage): void => parentPort!.postMessage(message);
+
+// Warnings of this realm go to the main thread only.
+process.emitWarning = (() => undefined) as typeof process.emitWarning;
+onWarning(({ code, message }) => post({ type: 'warning', code, message }));
+const warn = (code: string, message: string): void => post({ type: 'warning', code, message });
+
+function buildExporter(protocol: WorkerProtocol): SpanExporter {
+  switch (protocol) {
+    case 'http/json': {
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      return new OTLPTraceExporter();
+    }
+    case 'grpc': {
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-grpc') as { OTLPTraceExporter: new () => SpanExporter };
+      return new OTLPTraceExporter();
+    }
+    default: {
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+      return new OTLPTraceExporter();
+    }
+  }
+}
+
+const resource = resourceFromAttributes(init.resource);
+const exporter = new GuardedExporter(buildExporter(init.protocol), init.target);
+const queue = new ExportQueue(exporter, { ...init.queue, target: init.target.description, warn });
+const reader = new RingReader(init.ring);
+const header = reader.header;
+const open = new Map<string, OpenSpan>();
+let droppedAtHandOff = 0;
+let acked = 0;
+let flushing = false;
+
+function take(text: string): void {
+  const record = JSON.parse(text) as SpanRecord;
+  if (record[0] === START) {
+    open.set(record[2], { record, snapshots: 0, lastAtMs: startMs(record) });
+  } else if (record[0] === END) {
+    open.delete(record[2]);
+    queue.push(toReadableSpan(record, resource), recordBytes(text));
+  }
+}
+
+function poll(): void {
+  reader.drain(take);
+  const dropped = Atomics.load(header, DROPPED);
+  if (dropped !== droppedAtHandOff) {
+    queue.countDropped(dropped - droppedAtHandOff, 'the hand-off ring between the main thread and the export worker was full');
+    droppedAtHandOff = dropped;
+  }
+}
+
+function snapshots(): void {
+  if (flushing) return;
+  for (const span of dueSnapshots(open.values(), init.inProgressAfterMs, Date.now(), resource)) queue.push(span, 1024);
+}
+
+/** Answer every flush request: export what was written before it, within its budget. */
+async function flush(): Promise<void> {
+  if (flushing) return;
+  flushing = true;
+  try {
+    for (;;) {
+      const request = Atomics.load(header, FLUSH_REQ);
+      if (request <= acked) break;
+      poll();
+      const budget = Atomics.load(header, BUDGET);
+      const left = await queue.drain(Date.now() + budget);
+      const final = Atomics.load(header, FINAL) === 1;
+      if (final) {
+        clearInterval(polling);
+        clearInterval(snapshotting);
+        if (left > 0) queue.stop(`they were still queued when the ${budget} ms exit/shutdown budget ran out`);
+      }
+      acked = request;
+      Atomics.store(header, FLUSH_ACK, request);
+      Atomics.notify(header, FLUSH_ACK);
+      post({ type: 'flushed', request, left });
+      if (final) return;
+    }
+  } finally {
+    flushing = false;
+  }
+}
+
+function waitForRequests(): void {
+  const seen = Atomics.load(header, FLUSH_REQ);
+  if (seen > acked) {
+    void flush().then(waitForRequests);
+    return;
+  }
+  const waiting = Atomics.waitAsync(header, FLUSH_REQ, seen);
+  if (waiting.async) void waiting.value.then(waitForRequests);
+  else waitForRequests();
+}
+
+const polling = setInterval(poll, init.pollMs);
+const snapshotting = setInterval(snapshots, Math.max(50, Math.min(1000, init.inProgressAfterMs / 4 || 1000)));
+if (init.inProgressAfterMs <= 0) clearInterval(snapshotting);
+waitForRequests();
