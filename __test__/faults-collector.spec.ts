@@ -38,6 +38,11 @@ async function until(condition: () => boolean, ms: number): Promise<void> {
   while (!condition() && Date.now() < deadline) await sleep(20);
 }
 
+async function untilCollector(collector: CollectorProcess, condition: (stats: { requests: number; spans: number }) => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition(await collector.stats()) && Date.now() < deadline) await sleep(20);
+}
+
 /** The host's own work: spans around a computation, yielding to the event loop now and then. */
 async function hostWork(spans = 1500): Promise<{ sum: number; expected: number; ms: number }> {
   const started = performance.now();
@@ -65,6 +70,8 @@ interface RunOptions {
   readonly between?: Array<() => Promise<unknown>>;
   /** train_step spans per burst of host work (each has a layer child); default 1500. */
   readonly spansPerBurst?: number;
+  /** Runs after the host's work, right before shutdown. */
+  readonly beforeShutdown?: () => Promise<void>;
 }
 
 async function runAgainst(url: string, options: RunOptions): Promise<Run> {
@@ -83,6 +90,7 @@ async function runAgainst(url: string, options: RunOptions): Promise<Run> {
     if (options.awaitFailureMs !== undefined) {
       await until(() => warnings.some((w) => w.code === 'NEMO_LENS_EXPORT_FAILED'), options.awaitFailureMs);
     }
+    await options.beforeShutdown?.();
     const started = Date.now();
     await handle.shutdown(options.shutdownBoundMs); // never rejects: a rejection fails the test
     const shutdownMs = Date.now() - started;
@@ -149,7 +157,12 @@ for (const mode of ['500', '400', '503', 'reset'] as const) {
 test.serial('a collector that accepts and never answers: shutdown(500) returns within its bound, one warning', async (t) => {
   await withCollector('hang', async (collector) => {
     // The exporter's own timeout (10 s, the default) is far beyond the shutdown bound.
-    const run = await runAgainst(collector.url, { exporterTimeoutMs: 10_000, shutdownBoundMs: 500 });
+    // Shut down while an export is held (the export worker may take a second to start).
+    const held = async () => {
+      const deadline = Date.now() + 10_000;
+      while ((await collector.stats()).requests === 0 && Date.now() < deadline) await sleep(20);
+    };
+    const run = await runAgainst(collector.url, { exporterTimeoutMs: 10_000, shutdownBoundMs: 500, beforeShutdown: held });
     hostUnaffected(t, run, 500);
     t.is(codes(run).length, 1, codes(run).join(', '));
     t.true((await collector.stats()).requests >= 1);
@@ -193,13 +206,15 @@ test.serial('a collector that fails, recovers and fails again: one warning per r
       exporterTimeoutMs: 1000,
       shutdownBoundMs: 1000,
       awaitFailureMs: 3000,
+      // Each change of mode waits for the collector to have seen the previous one (the export
+      // worker may take a second to start), rather than for a fixed time.
       between: [
         async () => {
-          await until(() => false, 300);
+          await untilCollector(collector, (stats) => stats.requests >= 1);
           await collector.setMode('ok');
         },
         async () => {
-          await until(() => false, 500);
+          await untilCollector(collector, (stats) => stats.spans >= SPANS_PER_RUN / 2);
           await collector.setMode('500');
         },
       ],

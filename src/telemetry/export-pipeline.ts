@@ -23,6 +23,8 @@ import { inProgressAfterMs } from './in-progress';
 
 export interface ExportPipeline {
   readonly processor: SpanProcessor;
+  /** Where spans go, for messages. */
+  readonly description: string;
   /** The main-thread path's exporter (for the shutdown timeout's abandon), else undefined. */
   readonly exporter: GuardedExporter | undefined;
   /** The worker path's processor, else undefined. */
@@ -56,7 +58,9 @@ export function buildExportPipeline(
       inProgressAfterMs: inProgressSetting(env),
       ringBytes: RING_BYTES,
     });
-    if (worker !== undefined) return { processor: worker, exporter: undefined, worker, flushSync: (budgetMs) => void worker.flushSync(budgetMs) };
+    if (worker !== undefined) {
+      return { processor: worker, description: plan.target.description, exporter: undefined, worker, flushSync: (budgetMs) => void worker.flushSync(budgetMs) };
+    }
     emitWarning(
       'NEMO_LENS_EXPORT_WORKER_UNAVAILABLE',
       'nemo-lens: the export worker file (dist/telemetry/export-worker/worker.js) is missing, so spans are exported from the main thread: ' +
@@ -68,6 +72,7 @@ export function buildExportPipeline(
   const processor = mainThreadProcessor(exporter);
   return {
     processor,
+    description: plan.target.description,
     exporter,
     worker: undefined,
     flushSync: () => {

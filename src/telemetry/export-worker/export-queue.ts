@@ -13,9 +13,10 @@
  * - When full, the *oldest* spans go (a crash or a hang is diagnosed from the latest ones),
  *   counted: one `NEMO_LENS_SPANS_DROPPED` warning per run of drops says how many since when,
  *   and the recovery warning repeats the total.
- * - Retry: 500 ms, ×1.5, at most 5 s, ±50 % jitter (the Collector's 5 s start would notice
+ * - Retry: 250 ms, ×1.5, at most 5 s, ±50 % jitter (the Collector's 5 s start would notice
  *   a recovery up to 17 s late after a 30 s outage). HTTP 4xx other than 408 and 429 is
- *   permanent: that batch is dropped and counted, the rest keep going.
+ *   permanent: that batch is dropped (the exporter's NEMO_LENS_EXPORT_FAILED says so) and
+ *   counted in the recovery report; the rest keep going.
  * - `drain(deadline)` exports everything queued, batch after batch, until the queue is empty
  *   or the deadline passes (shutdown and the exit flush), whatever the batch size.
  */
@@ -37,7 +38,7 @@ export interface ExportQueueOptions {
   readonly random?: () => number;
 }
 
-export const RETRY = { initialMs: 500, multiplier: 1.5, maxMs: 5000, jitter: 0.5 } as const;
+export const RETRY = { initialMs: 250, multiplier: 1.5, maxMs: 5000, jitter: 0.5 } as const;
 
 interface Queued {
   readonly span: ReadableSpan;
@@ -117,8 +118,8 @@ export class ExportQueue {
     return this.length;
   }
 
-  /** Stop scheduling; what is left is counted and reported as dropped. */
-  stop(reason: string): number {
+  /** Stop scheduling and drop what is left (the caller reports it); returns how many. */
+  stop(): number {
     this.stopped = true;
     this.clearTimer();
     const left = this.length;
@@ -126,7 +127,6 @@ export class ExportQueue {
       this.items = [];
       this.head = 0;
       this.bytes = 0;
-      this.recordDrop(left, reason);
     }
     return left;
   }
@@ -134,20 +134,19 @@ export class ExportQueue {
   private schedule(): void {
     if (this.stopped || this.inFlight !== undefined || this.length === 0) return;
     const retryWait = this.retryAt - this.now();
-    if (retryWait <= 0 && this.length >= this.options.batchSize) {
+    // A full batch goes at once; a partial one after `delayMs`; a failed one when its backoff ends.
+    const wait = retryWait > 0 ? retryWait : this.length >= this.options.batchSize || this.retryAt !== 0 ? 0 : this.options.delayMs;
+    if (wait === 0) {
       this.clearTimer();
       this.exportBatch(this.options.attemptTimeoutMs);
       return;
     }
     if (this.timer !== undefined) return;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        if (this.inFlight === undefined && this.length > 0 && this.retryAt <= this.now()) this.exportBatch(this.options.attemptTimeoutMs);
-        else this.schedule();
-      },
-      Math.max(retryWait, this.options.delayMs),
-    );
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.inFlight === undefined && this.length > 0 && this.retryAt <= this.now()) this.exportBatch(this.options.attemptTimeoutMs);
+      else this.schedule();
+    }, wait);
   }
 
   private clearTimer(): void {
@@ -177,7 +176,9 @@ export class ExportQueue {
         this.delivered += stillQueued.length;
         this.recovered();
       } else {
-        this.recordDrop(stillQueued.length, `the collector refused them permanently (${result.error?.message ?? 'no reason given'})`);
+        // Reported by the exporter's own failure warning; counted for the recovery report.
+        this.outageSince ??= this.now();
+        this.outageDropped += stillQueued.length;
       }
       this.backoffMs = 0;
       this.retryAt = 0;

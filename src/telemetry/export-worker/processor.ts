@@ -16,7 +16,7 @@ import { emitWarning } from '../../warnings';
 import type { ExportTarget } from '../guarded-exporter';
 import { EXPORT_WORKER_MARKER, type WorkerInit, type WorkerMessage, type WorkerProtocol } from './protocol';
 import { endText, startText } from './records';
-import { BUDGET, createRing, FINAL, FLUSH_ACK, FLUSH_REQ, RingWriter } from './ring';
+import { createRing, deadlineSlot, FINAL, FLUSH_ACK, FLUSH_REQ, LEFT, RingWriter } from './ring';
 import { spawnExportWorker, workerEntry } from './spawn';
 
 export interface ExportWorkerOptions {
@@ -35,10 +35,13 @@ export class ExportWorkerProcessor implements SpanProcessor {
   private readonly ring: RingWriter;
   private readonly worker: Worker;
   private readonly flushed = new Map<number, () => void>();
+  private readonly deadline: Float64Array;
   private alive = true;
   private stopped: Promise<void> | undefined;
-  /** The budget `shutdown()` gives the worker to drain (set by setup.ts before the provider shuts down). */
-  shutdownBudgetMs = 5000;
+  /** When `shutdown()` must have drained, in ms since the epoch (set by setup.ts before the provider shuts down). */
+  shutdownDeadline = Infinity;
+  /** The worker's answer to the last final drain: spans it could not send, and whether an outage was already reported. */
+  outcome: { readonly left: number; readonly failing: boolean } | undefined;
 
   /** Undefined when the worker's entry file is missing (a bundle without it): use the main-thread path. */
   static start(options: ExportWorkerOptions): ExportWorkerProcessor | undefined {
@@ -49,6 +52,7 @@ export class ExportWorkerProcessor implements SpanProcessor {
   private constructor(entry: { file: string; typescript: boolean }, options: ExportWorkerOptions) {
     const buffers = createRing(options.ringBytes);
     this.ring = new RingWriter(buffers);
+    this.deadline = deadlineSlot(buffers);
     const init: WorkerInit = {
       [EXPORT_WORKER_MARKER]: true,
       ring: buffers,
@@ -90,13 +94,16 @@ export class ExportWorkerProcessor implements SpanProcessor {
    */
   flushSync(budgetMs: number): 'done' | 'timeout' {
     if (!this.alive) return 'timeout';
-    const request = this.request(budgetMs, true);
+    // The worker stops sending a little before the bound, so that its answer arrives within it.
+    const deadline = Date.now() + budgetMs;
+    const request = this.request(deadline - Math.min(100, budgetMs / 10), true);
     const header = this.ring.header;
-    // A little beyond the worker's own budget, so its answer (and its count of what was left) arrives.
-    const deadline = Date.now() + budgetMs + 200;
     for (;;) {
       const acked = Atomics.load(header, FLUSH_ACK);
-      if (acked >= request) return 'done';
+      if (acked >= request) {
+        this.outcome = { left: Atomics.load(header, LEFT), failing: false };
+        return 'done';
+      }
       const left = deadline - Date.now();
       if (left <= 0) return 'timeout';
       Atomics.wait(header, FLUSH_ACK, acked, left);
@@ -105,7 +112,7 @@ export class ExportWorkerProcessor implements SpanProcessor {
 
   async forceFlush(): Promise<void> {
     if (!this.alive || this.stopped !== undefined) return;
-    await this.requestAsync(this.shutdownBudgetMs, false);
+    await this.requestAsync(Date.now() + 30_000, false);
   }
 
   shutdown(): Promise<void> {
@@ -116,29 +123,31 @@ export class ExportWorkerProcessor implements SpanProcessor {
   private async stop(): Promise<void> {
     if (this.alive) {
       this.worker.ref();
-      await this.requestAsync(this.shutdownBudgetMs, true);
+      await this.requestAsync(this.shutdownDeadline, true);
     }
     // After the answer (or the budget): nothing of nemo-lens keeps the process alive.
     await this.worker.terminate().catch(() => undefined);
   }
 
-  private request(budgetMs: number, final: boolean): number {
+  private request(deadline: number, final: boolean): number {
     const header = this.ring.header;
-    Atomics.store(header, BUDGET, Math.max(0, Math.min(2 ** 31 - 1, Math.floor(budgetMs))));
+    this.deadline[0] = deadline;
     if (final) Atomics.store(header, FINAL, 1);
     const request = Atomics.add(header, FLUSH_REQ, 1) + 1;
     Atomics.notify(header, FLUSH_REQ);
     return request;
   }
 
-  /** A flush request answered by the worker's 'flushed' message (after its warnings), or the budget. */
-  private requestAsync(budgetMs: number, final: boolean): Promise<void> {
+  /** A flush request answered by the worker's 'flushed' message (after its warnings), or 200 ms past the deadline. */
+  private requestAsync(deadline: number, final: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
-      const request = this.request(budgetMs, final);
-      const timer = setTimeout(done, budgetMs + 200);
-      timer.unref();
+      const request = this.request(deadline, final);
+      const wait = deadline - Date.now() + 200;
+      // Beyond setTimeout's range (an Infinity bound): wait for the answer only.
+      const timer = wait < 2 ** 31 - 1 ? setTimeout(done, Math.max(0, wait)) : undefined;
+      timer?.unref();
       function done(): void {
-        clearTimeout(timer);
+        if (timer !== undefined) clearTimeout(timer);
         resolve();
       }
       this.flushed.set(request, done);
@@ -150,6 +159,7 @@ export class ExportWorkerProcessor implements SpanProcessor {
       emitWarning(message.code, message.message);
       return;
     }
+    if (Atomics.load(this.ring.header, FINAL) === 1) this.outcome = { left: message.left, failing: message.failing };
     for (const [request, resolve] of this.flushed) {
       if (request <= message.request) {
         this.flushed.delete(request);

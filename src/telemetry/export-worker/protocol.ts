@@ -27,4 +27,4 @@ export interface WorkerInit {
 
 export type WorkerMessage =
   | { readonly type: 'warning'; readonly code: string; readonly message: string }
-  | { readonly type: 'flushed'; readonly request: number; readonly left: number };
+  | { readonly type: 'flushed'; readonly request: number; readonly left: number; readonly failing: boolean };

@@ -29,9 +29,11 @@ export const FLUSH_ACK = 3;
 export const DROPPED = 4;
 /** 1 once the main thread asked for a final drain (shutdown or exit): the worker then stops. */
 export const FINAL = 5;
-/** The budget of the latest flush request, in ms (written before FLUSH_REQ is bumped). */
-export const BUDGET = 6;
+/** Spans the worker could not export by the deadline of its final drain. */
+export const LEFT = 6;
 const HEADER_SLOTS = 8;
+/** Byte offset of a Float64 slot: the deadline of the latest flush request, in ms since the epoch (both threads share the clock). */
+const DEADLINE_OFFSET = HEADER_SLOTS * 4;
 
 const WRAP_MARKER = 0xffffffff;
 
@@ -41,7 +43,15 @@ export interface RingBuffers {
 }
 
 export function createRing(capacityBytes: number): RingBuffers {
-  return { header: new SharedArrayBuffer(HEADER_SLOTS * 4), data: new SharedArrayBuffer(capacityBytes) };
+  return { header: new SharedArrayBuffer(DEADLINE_OFFSET + 8), data: new SharedArrayBuffer(capacityBytes) };
+}
+
+/**
+ * The deadline slot. Written before FLUSH_REQ is bumped with Atomics (which orders it) and
+ * read after FLUSH_REQ is loaded with Atomics, so a plain Float64 access is enough.
+ */
+export function deadlineSlot(buffers: RingBuffers): Float64Array {
+  return new Float64Array(buffers.header, DEADLINE_OFFSET, 1);
 }
 
 /** The main thread's end: appends frames. */

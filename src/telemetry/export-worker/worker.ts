@@ -19,7 +19,7 @@ import { dueSnapshots, startMs } from '../in-progress';
 import { ExportQueue } from './export-queue';
 import type { WorkerInit, WorkerMessage, WorkerProtocol } from './protocol';
 import { END, recordBytes, START, toReadableSpan, type OpenSpan, type SpanRecord } from './records';
-import { BUDGET, DROPPED, FINAL, FLUSH_ACK, FLUSH_REQ, RingReader } from './ring';
+import { deadlineSlot, DROPPED, FINAL, FLUSH_ACK, FLUSH_REQ, LEFT, RingReader } from './ring';
 
 const init = workerData as WorkerInit;
 const post = (message: WorkerMessage): void => parentPort!.postMessage(message);
@@ -51,6 +51,7 @@ const exporter = new GuardedExporter(buildExporter(init.protocol), init.target);
 const queue = new ExportQueue(exporter, { ...init.queue, target: init.target.description, warn });
 const reader = new RingReader(init.ring);
 const header = reader.header;
+const deadline = deadlineSlot(init.ring);
 const open = new Map<string, OpenSpan>();
 let droppedAtHandOff = 0;
 let acked = 0;
@@ -89,18 +90,18 @@ async function flush(): Promise<void> {
       const request = Atomics.load(header, FLUSH_REQ);
       if (request <= acked) break;
       poll();
-      const budget = Atomics.load(header, BUDGET);
-      const left = await queue.drain(Date.now() + budget);
+      let left = await queue.drain(deadline[0]!);
       const final = Atomics.load(header, FINAL) === 1;
       if (final) {
         clearInterval(polling);
         clearInterval(snapshotting);
-        if (left > 0) queue.stop(`they were still queued when the ${budget} ms exit/shutdown budget ran out`);
+        left = queue.stop();
+        Atomics.store(header, LEFT, left);
       }
       acked = request;
       Atomics.store(header, FLUSH_ACK, request);
       Atomics.notify(header, FLUSH_ACK);
-      post({ type: 'flushed', request, left });
+      post({ type: 'flushed', request, left, failing: exporter.isFailing });
       if (final) return;
     }
   } finally {
@@ -120,6 +121,8 @@ function waitForRequests(): void {
 }
 
 const polling = setInterval(poll, init.pollMs);
+// Spans written while this thread was starting are waiting already.
+setImmediate(poll);
 const snapshotting = setInterval(snapshots, Math.max(50, Math.min(1000, init.inProgressAfterMs / 4 || 1000)));
 if (init.inProgressAfterMs <= 0) clearInterval(snapshotting);
 waitForRequests();
