@@ -3,7 +3,8 @@
  * through helpers/collector.ts). It listens on an ephemeral port, prints
  * `{"port": N}` on stdout, then serves /v1/traces according to its mode, which the parent can
  * change at any time by writing `mode <name> [delayMs]` on stdin; `stats` prints
- * `{"requests": N, "spans": M}` (spans counted from the protobuf body, whatever the answer).
+ * `{"requests": N, "spans": M}` (spans counted from the protobuf body, whatever the answer);
+ * `spans` prints `{"spans": [...]}`, every span it answered 200 for, decoded (times as strings).
  *
  * Modes: ok (200, empty response), hang (accept, read, never answer), 500, 400, 503, slow
  * (200 after delayMs), reset (destroy the connection without answering).
@@ -13,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import * as readline from 'node:readline';
 import type { Socket } from 'node:net';
 
-import { decodeTraceRequest } from './protobuf';
+import { decodeTraceRequest, type DecodedSpan } from './protobuf';
 
 export type CollectorMode = 'ok' | 'hang' | '500' | '400' | '503' | 'slow' | 'reset';
 
@@ -21,6 +22,7 @@ let mode = (process.argv[2] ?? 'ok') as CollectorMode;
 let delayMs = Number(process.argv[3] ?? 0);
 let requests = 0;
 let spans = 0;
+const accepted: DecodedSpan[] = [];
 const held = new Set<Socket>();
 
 const server = http.createServer((request, response) => {
@@ -28,13 +30,16 @@ const server = http.createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     requests++;
+    let decoded: DecodedSpan[] = [];
     try {
-      spans += decodeTraceRequest(Buffer.concat(chunks)).length;
+      decoded = decodeTraceRequest(Buffer.concat(chunks));
+      spans += decoded.length;
     } catch {
       // Counting is best effort; the answer below is what the test is about.
     }
     switch (mode) {
       case 'ok':
+        accepted.push(...decoded);
         response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
         return;
       case 'hang':
@@ -70,5 +75,7 @@ control.on('line', (line) => {
     process.stdout.write(`${JSON.stringify({ mode })}\n`);
   } else if (command === 'stats') {
     process.stdout.write(`${JSON.stringify({ requests, spans })}\n`);
+  } else if (command === 'spans') {
+    process.stdout.write(`${JSON.stringify({ spans: accepted }, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))}\n`);
   }
 });

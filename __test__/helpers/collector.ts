@@ -5,8 +5,11 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 
 import type { CollectorMode } from './collector-process';
+import type { DecodedSpan } from './protobuf';
 
 export type { CollectorMode };
+
+export type ReceivedSpan = Omit<DecodedSpan, 'startTimeUnixNano' | 'endTimeUnixNano'> & { startTimeUnixNano: string; endTimeUnixNano: string };
 
 export interface CollectorProcess {
   /** `http://127.0.0.1:<port>` (exporters append /v1/traces). */
@@ -14,6 +17,8 @@ export interface CollectorProcess {
   readonly pid: number;
   setMode(mode: CollectorMode, delayMs?: number): Promise<void>;
   stats(): Promise<{ requests: number; spans: number }>;
+  /** Every span answered with 200 so far, decoded; times are decimal strings of nanoseconds. */
+  spans(): Promise<ReceivedSpan[]>;
   /** SIGKILL, and wait until it is gone: from then on, connections to `url` are refused. */
   kill(): Promise<void>;
 }
@@ -42,6 +47,11 @@ export async function startCollector(mode: CollectorMode, delayMs = 0): Promise<
       const answer = next();
       child.stdin.write('stats\n');
       return (await answer) as { requests: number; spans: number };
+    },
+    async spans() {
+      const answer = next();
+      child.stdin.write('spans\n');
+      return ((await answer) as { spans: ReceivedSpan[] }).spans;
     },
     async kill() {
       if (child.exitCode === null && child.signalCode === null) {

@@ -26,7 +26,7 @@ import { isMainThread } from 'node:worker_threads';
 import { NemoLensError } from '../errors';
 
 export const EXIT_SIGNALS: readonly NodeJS.Signals[] = process.platform === 'win32' ? ['SIGINT'] : ['SIGTERM', 'SIGINT', 'SIGHUP'];
-export const DEFAULT_EXIT_TIMEOUT_MS = 3000;
+export const DEFAULT_EXIT_TIMEOUT_MS = 5000;
 
 /** A synchronous flush, called at most once per registration. */
 export type ExitFlush = (reason: string) => void;

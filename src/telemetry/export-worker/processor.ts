@@ -78,6 +78,8 @@ export class ExportWorkerProcessor implements SpanProcessor {
       for (const resolve of this.flushed.values()) resolve();
       this.flushed.clear();
     });
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    this.worker.unref();
   }
 
   onStart(span: Span, _parentContext: Context): void {

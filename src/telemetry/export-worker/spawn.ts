@@ -8,7 +8,9 @@
  *   flags are not passed on. An OpenTelemetry setup is usually such a preload, and running
  *   it again inside the worker would start another setup there (setup.ts also stays dark in
  *   a realm whose workerData carries EXPORT_WORKER_MARKER). Other flags are kept.
- * - `unref()`: the worker never keeps the host alive; shutdown refs it while it drains.
+ * - The caller unrefs the worker once its listeners are on (a 'message' listener added after
+ *   `unref()` refs the port again, checked on Node 20): the worker never keeps the host
+ *   alive; shutdown refs it while it drains.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -47,6 +49,5 @@ export function spawnExportWorker(entry: { file: string; typescript: boolean }, 
   const worker = entry.typescript
     ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(entry.file)});`, { ...options, eval: true })
     : new Worker(entry.file, options);
-  worker.unref();
   return worker;
 }
