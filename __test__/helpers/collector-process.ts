@@ -3,7 +3,8 @@
  * through helpers/collector.ts). It listens on an ephemeral port, prints
  * `{"port": N}` on stdout, then serves /v1/traces according to its mode, which the parent can
  * change at any time by writing `mode <name> [delayMs]` on stdin; `stats` prints
- * `{"requests": N, "spans": M}` (spans counted from the protobuf body, whatever the answer);
+ * `{"requests": N, "spans": M, "accepted": A}` (spans counted from the protobuf body, whatever
+ * the answer; `accepted`: in requests answered 200);
  * `spans` prints `{"spans": [...]}`, every span it answered 200 for, decoded (times as strings).
  *
  * Modes: ok (200, empty response), hang (accept, read, never answer), 500, 400, 503, slow
@@ -23,6 +24,7 @@ let delayMs = Number(process.argv[3] ?? 0);
 let requests = 0;
 let spans = 0;
 const accepted: DecodedSpan[] = [];
+let acceptedCount = 0;
 const held = new Set<Socket>();
 
 const server = http.createServer((request, response) => {
@@ -39,7 +41,8 @@ const server = http.createServer((request, response) => {
     }
     switch (mode) {
       case 'ok':
-        accepted.push(...decoded);
+        for (const span of decoded) accepted.push(span);
+        acceptedCount += decoded.length;
         response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
         return;
       case 'hang':
@@ -74,7 +77,7 @@ control.on('line', (line) => {
     delayMs = Number(delay ?? 0);
     process.stdout.write(`${JSON.stringify({ mode })}\n`);
   } else if (command === 'stats') {
-    process.stdout.write(`${JSON.stringify({ requests, spans })}\n`);
+    process.stdout.write(`${JSON.stringify({ requests, spans, accepted: acceptedCount })}\n`);
   } else if (command === 'spans') {
     process.stdout.write(`${JSON.stringify({ spans: accepted }, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))}\n`);
   }

@@ -16,7 +16,8 @@ export interface CollectorProcess {
   readonly url: string;
   readonly pid: number;
   setMode(mode: CollectorMode, delayMs?: number): Promise<void>;
-  stats(): Promise<{ requests: number; spans: number }>;
+  /** `spans` counts every span sent, `accepted` those in requests answered with 200. */
+  stats(): Promise<{ requests: number; spans: number; accepted: number }>;
   /** Every span answered with 200 so far, decoded; times are decimal strings of nanoseconds. */
   spans(): Promise<ReceivedSpan[]>;
   /** SIGKILL, and wait until it is gone: from then on, connections to `url` are refused. */
@@ -46,7 +47,7 @@ export async function startCollector(mode: CollectorMode, delayMs = 0): Promise<
     async stats() {
       const answer = next();
       child.stdin.write('stats\n');
-      return (await answer) as { requests: number; spans: number };
+      return (await answer) as { requests: number; spans: number; accepted: number };
     },
     async spans() {
       const answer = next();

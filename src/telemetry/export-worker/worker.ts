@@ -67,13 +67,21 @@ function take(text: string): void {
   }
 }
 
-function poll(): void {
-  reader.drain(take);
+/** Read the ring: again at once while frames keep coming (a burst must not fill it), else every pollMs. */
+function pollLoop(): void {
+  polling = undefined;
+  const read = poll();
+  if (!stopped) polling = read > 0 ? setImmediate(pollLoop) : setTimeout(pollLoop, init.pollMs);
+}
+
+function poll(): number {
+  const read = reader.drain(take);
   const dropped = Atomics.load(header, DROPPED);
   if (dropped !== droppedAtHandOff) {
     queue.countDropped(dropped - droppedAtHandOff, 'the hand-off ring between the main thread and the export worker was full');
     droppedAtHandOff = dropped;
   }
+  return read;
 }
 
 function snapshots(): void {
@@ -93,7 +101,9 @@ async function flush(): Promise<void> {
       let left = await queue.drain(deadline[0]!);
       const final = Atomics.load(header, FINAL) === 1;
       if (final) {
-        clearInterval(polling);
+        stopped = true;
+        if (polling !== undefined) clearTimeout(polling as NodeJS.Timeout);
+        if (polling !== undefined) clearImmediate(polling as NodeJS.Immediate);
         clearInterval(snapshotting);
         left = queue.stop();
         Atomics.store(header, LEFT, left);
@@ -120,9 +130,9 @@ function waitForRequests(): void {
   else waitForRequests();
 }
 
-const polling = setInterval(poll, init.pollMs);
-// Spans written while this thread was starting are waiting already.
-setImmediate(poll);
+// At once: spans written while this thread was starting are waiting already.
+let stopped = false;
+let polling: NodeJS.Timeout | NodeJS.Immediate | undefined = setImmediate(pollLoop);
 const snapshotting = setInterval(snapshots, Math.max(50, Math.min(1000, init.inProgressAfterMs / 4 || 1000)));
 if (init.inProgressAfterMs <= 0) clearInterval(snapshotting);
 waitForRequests();
