@@ -140,6 +140,8 @@ function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Con
     }
   }
   for (const name of ['raw', 'raw-attribute']) enabled.push({ ...micro('enabled', name, 'mono'), id: `enabled:${name}` });
+  // The export hand-off, before and after the worker, in the same run (cases/enabled.ts "pipeline").
+  for (const name of ['pipeline-main', 'pipeline-worker']) enabled.push({ ...micro('enabled', name, 'mono', 'native'), id: `enabled:${name}@native` });
   // Candidate enabled paths (cases/enabled.ts), full runs only.
   if (!quick) for (const name of ['copy-current', 'copy-one-active', 'copy-lean']) enabled.push({ ...micro('enabled', name, 'mono'), id: `enabled:${name}` });
 

@@ -6,6 +6,7 @@
  * the drop path instead); both sides pay the same yield.
  */
 import * as otel from '@opentelemetry/api';
+import { startCollector } from '../../__test__/helpers/collector';
 import { loadNemoLens } from '../lib/package';
 import * as common from './types';
 import { type CaseContext, type CaseModule, type Prepared } from './types';
@@ -159,7 +160,51 @@ function variantCase(variant: string) {
   };
 }
 
+/**
+ * The whole nemo-lens pipeline, as `setupTelemetry` builds it, exporting OTLP http/protobuf to
+ * a collector in another process (__test__/helpers/collector-process.ts): through the export
+ * worker (the hand-off: a start and an end record into shared memory), or, with
+ * NEMO_LENS_EXPORT_WORKER=false, through the main-thread BatchSpanProcessor as before the worker
+ * (protobuf encoding and HTTP on the main thread, in the event-loop turns the measured function
+ * yields). Both pay the same OpenSpanTracker. The check reports on stderr how many spans the
+ * collector accepted: a pipeline that drops (a full queue or ring) is cheaper than one that
+ * delivers, so the share delivered belongs next to the figure.
+ */
+async function pipeline(context: CaseContext, worker: boolean): Promise<Prepared> {
+  const collector = await startCollector('ok');
+  process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] = collector.url;
+  process.env['NEMO_LENS_EXPORT_WORKER'] = String(worker);
+  const nemo = loadNemoLens();
+  if (context.backend !== undefined && nemo.backend !== context.backend) throw new Error(`expected backend ${context.backend}`);
+  const { SpanRegistry, managedSpan, setupTelemetry } = nemo;
+  SpanRegistry.register('bench', [GROUP]);
+  const handle = setupTelemetry({ enabled: true, exporter: 'otlp', spanGroups: GROUP, serviceName: 'bench' }, { exitHooks: false });
+  const work = makeWork();
+  const site = () => managedSpan(GROUP, SPAN_NAME, work);
+  let calls = 0;
+  const { do_not_optimize } = context;
+  return {
+    fn: async () => {
+      for (let i = 0; i < SPANS_PER_CALL; i++) do_not_optimize(site());
+      calls += SPANS_PER_CALL;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    },
+    opsPerCall: SPANS_PER_CALL,
+    check: async () => {
+      await handle.shutdown(60_000);
+      const { accepted } = await collector.stats();
+      await collector.kill();
+      process.stderr.write(`bench: enabled:pipeline-${worker ? 'worker' : 'main'}: the collector accepted ${accepted} of ${calls} spans (${((100 * accepted) / calls).toFixed(1)}%)\n`);
+    },
+  };
+}
+
 export const cases: CaseModule['cases'] = {
+  /** managedSpan through setupTelemetry's pipeline: the export worker, OTLP to a collector process. */
+  'pipeline-worker': (context) => pipeline(context, true),
+  /** The same pipeline on the main thread (NEMO_LENS_EXPORT_WORKER=false): the path before the worker. */
+  'pipeline-main': (context) => pipeline(context, false),
+
   'copy-current': variantCase('copy-current'),
   'copy-one-active': variantCase('copy-one-active'),
   'copy-lean': variantCase('copy-lean'),

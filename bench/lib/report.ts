@@ -31,6 +31,8 @@ export const LABELS: Readonly<Record<string, string>> = {
   'enabled/managed-tracer': "`managedSpan('step', name, { tracer }, fn)`",
   'enabled/managed-global': "`managedSpan('step', name, fn)` (global tracer)",
   'enabled/raw': '`tracer.startActiveSpan(name, fn)`',
+  'enabled/pipeline-main': "`managedSpan('step', name, fn)`, setupTelemetry's pipeline on the main thread (OTLP to a collector process)",
+  'enabled/pipeline-worker': "`managedSpan('step', name, fn)`, setupTelemetry's pipeline with the export worker (OTLP to a collector process)",
   'enabled/raw-attribute': '`tracer.startActiveSpan(name, { attributes }, fn)`',
   'enabled/copy-current': 'candidate: copy of managedSpan\'s enabled path (tracer option)',
   'enabled/copy-one-active': 'candidate: the copy, `context.active()` read once',

@@ -57,7 +57,7 @@ export function dueSnapshots(open: Iterable<OpenSpan>, afterMs: number, nowMs: n
 
 export function snapshot(record: StartRecord, count: number, nowMs: number, resource: Resource): ReadableSpan {
   const [, traceId, spanId, traceFlags, , , , name, , , , attributes] = record;
-  return toReadableSpan(record, resource, {
+  return toReadableSpan(record, undefined, resource, {
     spanId: randomBytes(8).toString('hex'),
     name: `${name}${IN_PROGRESS_NAME_SUFFIX}`,
     endTime: msToHrTime(nowMs),

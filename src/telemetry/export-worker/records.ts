@@ -7,9 +7,10 @@
  * from (see in-progress.ts). It carries the attributes given at start; attributes set later
  * arrive with the end record.
  *
- * Arrays, not objects: `JSON.stringify` of a positional array is the cheapest serialisation
- * measured here for the main thread (the worker pays for parsing). Attribute values are
- * JSON values already, except non-finite numbers, which become null.
+ * Positional arrays, written by concatenation (below): the cheapest serialisation measured
+ * here for the main thread (the worker pays for parsing). The end record carries only what
+ * the start did not (the worker joins them by span id). Attribute values are JSON values
+ * already, except non-finite numbers, which become null.
  */
 import { SpanKind, type Attributes, type HrTime, type Link, type SpanContext, type SpanStatusCode } from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
@@ -39,25 +40,16 @@ export type StartRecord = [
   scopeVersion: string | null,
 ];
 
+/** What the worker does not know from the start record (keyed by the span id). */
 export type EndRecord = [
   kind: typeof END,
-  traceId: string,
   spanId: string,
-  traceFlags: number,
-  traceState: string | null,
-  parentSpanId: string | null,
-  parentIsRemote: 0 | 1,
   name: string,
-  spanKind: number,
-  startSeconds: number,
-  startNanos: number,
-  attributes: Attributes,
-  scopeName: string,
-  scopeVersion: string | null,
   endSeconds: number,
   endNanos: number,
   statusCode: number,
   statusMessage: string | null,
+  attributes: Attributes,
   events: EventRecord[] | 0,
   links: LinkRecord[] | 0,
   droppedAttributes: number,
@@ -67,58 +59,41 @@ export type EndRecord = [
 
 export type SpanRecord = StartRecord | EndRecord;
 
+// The records are written by concatenation, not by JSON.stringify of an array: ids are hex
+// (from CryptoIdGenerator, or validated W3C headers) and numbers need no escaping, so only the
+// name, the attributes and the rare fields go through JSON.stringify. A record that is not
+// valid JSON all the same (an id that is not hex) is skipped by the worker, counted as lost.
+let lastScope: object | undefined;
+let lastScopeText = '';
+
+function scopeText(scope: { name: string; version?: string }): string {
+  if (scope !== lastScope) {
+    lastScope = scope;
+    lastScopeText = `${JSON.stringify(scope.name)},${scope.version === undefined ? 'null' : JSON.stringify(scope.version)}`;
+  }
+  return lastScopeText;
+}
+
 /** A span that has just started (the SDK's Span, which is also a ReadableSpan). */
 export function startText(span: Span | ReadableSpan): string {
   const context = span.spanContext();
   const parent = span.parentSpanContext;
-  const scope = span.instrumentationScope;
-  return JSON.stringify([
-    START,
-    context.traceId,
-    context.spanId,
-    context.traceFlags,
-    context.traceState?.serialize() ?? null,
-    parent?.spanId ?? null,
-    parent?.isRemote ? 1 : 0,
-    span.name,
-    span.kind,
-    span.startTime[0],
-    span.startTime[1],
-    span.attributes,
-    scope.name,
-    scope.version ?? null,
-  ] satisfies StartRecord);
+  const traceState = context.traceState === undefined ? 'null' : JSON.stringify(context.traceState.serialize());
+  return (
+    `[0,"${context.traceId}","${context.spanId}",${context.traceFlags},${traceState},` +
+    `${parent === undefined ? 'null,0' : `"${parent.spanId}",${parent.isRemote === true ? 1 : 0}`},` +
+    `${JSON.stringify(span.name)},${span.kind},${span.startTime[0]},${span.startTime[1]},${JSON.stringify(span.attributes)},${scopeText(span.instrumentationScope)}]`
+  );
 }
 
 export function endText(span: ReadableSpan): string {
-  const context = span.spanContext();
-  const parent = span.parentSpanContext;
-  const scope = span.instrumentationScope;
-  return JSON.stringify([
-    END,
-    context.traceId,
-    context.spanId,
-    context.traceFlags,
-    context.traceState?.serialize() ?? null,
-    parent?.spanId ?? null,
-    parent?.isRemote ? 1 : 0,
-    span.name,
-    span.kind,
-    span.startTime[0],
-    span.startTime[1],
-    span.attributes,
-    scope.name,
-    scope.version ?? null,
-    span.endTime[0],
-    span.endTime[1],
-    span.status.code,
-    span.status.message ?? null,
-    span.events.length === 0 ? 0 : span.events.map(eventRecord),
-    span.links.length === 0 ? 0 : span.links.map(linkRecord),
-    span.droppedAttributesCount,
-    span.droppedEventsCount,
-    span.droppedLinksCount,
-  ] satisfies EndRecord);
+  const status = span.status;
+  return (
+    `[1,"${span.spanContext().spanId}",${JSON.stringify(span.name)},${span.endTime[0]},${span.endTime[1]},${status.code},` +
+    `${status.message === undefined ? 'null' : JSON.stringify(status.message)},${JSON.stringify(span.attributes)},` +
+    `${span.events.length === 0 ? 0 : JSON.stringify(span.events.map(eventRecord))},${span.links.length === 0 ? 0 : JSON.stringify(span.links.map(linkRecord))},` +
+    `${span.droppedAttributesCount},${span.droppedEventsCount},${span.droppedLinksCount}]`
+  );
 }
 
 function eventRecord(event: TimedEvent): EventRecord {
@@ -133,37 +108,43 @@ function linkRecord(link: Link): LinkRecord {
 /** What the worker keeps of an open span: its start record, parsed. */
 export interface OpenSpan {
   readonly record: StartRecord;
+  /** Length of the start record's text, for the queue's byte count. */
+  readonly textLength: number;
   /** Snapshots exported so far, and when the last one was cut (ms since the epoch; the start at first). */
   snapshots: number;
   lastAtMs: number;
 }
 
-/** The fields of ReadableSpan the OTLP exporters read, built from a record. */
-export function toReadableSpan(record: SpanRecord, resource: Resource, overrides?: Partial<Pick<ReadableSpan, 'name' | 'endTime' | 'attributes' | 'links'>> & { spanId?: string }): ReadableSpan {
+/** The fields of ReadableSpan the OTLP exporters read, from a start record and, once ended, its end record. */
+export function toReadableSpan(
+  record: StartRecord,
+  ended: EndRecord | undefined,
+  resource: Resource,
+  overrides?: Partial<Pick<ReadableSpan, 'name' | 'endTime' | 'attributes' | 'links'>> & { spanId?: string },
+): ReadableSpan {
   const [, traceId, spanId, traceFlags, traceState, parentSpanId, parentIsRemote, name, spanKind, s0, s1, attributes, scopeName, scopeVersion] = record;
-  const ended = record[0] === END ? record : undefined;
   const context: SpanContext = { traceId, spanId: overrides?.spanId ?? spanId, traceFlags };
   if (traceState !== null) context.traceState = new TraceState(traceState);
   const startTime: HrTime = [s0, s1];
-  const endTime: HrTime = overrides?.endTime ?? (ended ? [ended[14], ended[15]] : startTime);
+  const endTime: HrTime = overrides?.endTime ?? (ended ? [ended[3], ended[4]] : startTime);
   return {
-    name: overrides?.name ?? name,
+    name: overrides?.name ?? (ended ? ended[2] : name),
     kind: spanKind as SpanKind,
     spanContext: () => context,
     parentSpanContext: parentSpanId === null ? undefined : { traceId, spanId: parentSpanId, traceFlags, isRemote: parentIsRemote === 1 },
     startTime,
     endTime,
-    status: ended ? { code: ended[16] as SpanStatusCode, ...(ended[17] === null ? {} : { message: ended[17] }) } : { code: 0 as SpanStatusCode },
-    attributes: overrides?.attributes ?? attributes,
-    links: overrides?.links ?? (ended && ended[19] !== 0 ? ended[19].map(toLink) : []),
-    events: ended && ended[18] !== 0 ? ended[18].map(toEvent) : [],
+    status: ended ? { code: ended[5] as SpanStatusCode, ...(ended[6] === null ? {} : { message: ended[6] }) } : { code: 0 as SpanStatusCode },
+    attributes: overrides?.attributes ?? (ended ? ended[7] : attributes),
+    links: overrides?.links ?? (ended && ended[9] !== 0 ? ended[9].map(toLink) : []),
+    events: ended && ended[8] !== 0 ? ended[8].map(toEvent) : [],
     duration: hrDiff(startTime, endTime),
     ended: true,
     resource,
     instrumentationScope: scopeVersion === null ? { name: scopeName } : { name: scopeName, version: scopeVersion },
-    droppedAttributesCount: ended ? ended[20] : 0,
-    droppedEventsCount: ended ? ended[21] : 0,
-    droppedLinksCount: ended ? ended[22] : 0,
+    droppedAttributesCount: ended ? ended[10] : 0,
+    droppedEventsCount: ended ? ended[11] : 0,
+    droppedLinksCount: ended ? ended[12] : 0,
   };
 }
 
@@ -188,9 +169,9 @@ function hrDiff(start: HrTime, end: HrTime): HrTime {
 }
 
 /** Roughly what a span costs in memory and on the wire, for the byte-bounded queue. */
-export function recordBytes(text: string): number {
-  // The parsed record and the ReadableSpan built from it hold about twice the JSON text.
-  return 2 * text.length + 256;
+export function recordBytes(startText: number, endText: number): number {
+  // The parsed records and the ReadableSpan built from them hold about twice the JSON text.
+  return 2 * (startText + endText) + 256;
 }
 
 export { SpanKind };

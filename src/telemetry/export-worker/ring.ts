@@ -68,6 +68,16 @@ export class RingWriter {
 
   /** Append one frame; false (and counted in DROPPED) when the ring has no room for it. */
   write(text: string): boolean {
+    // At most 3 bytes per UTF-16 unit: when even that fits before the end, write first and
+    // take the length from the write (saves a pass over the text with Buffer.byteLength).
+    const write0 = this.header[WRITE]!;
+    const read0 = Atomics.load(this.header, READ);
+    if (read0 <= write0 && write0 + 4 + 3 * text.length < this.capacity) {
+      const written = this.bytes.write(text, write0 + 4, 'utf8');
+      this.bytes.writeUInt32LE(written, write0);
+      Atomics.store(this.header, WRITE, write0 + 4 + written);
+      return true;
+    }
     const length = Buffer.byteLength(text, 'utf8');
     const need = 4 + length;
     const read = Atomics.load(this.header, READ);

@@ -57,13 +57,21 @@ let droppedAtHandOff = 0;
 let acked = 0;
 let flushing = false;
 
+/** Ends whose start never arrived (a full ring dropped it, or it was not valid JSON). */
+let orphanEnds = 0;
+
 function take(text: string): void {
   const record = JSON.parse(text) as SpanRecord;
   if (record[0] === START) {
-    open.set(record[2], { record, snapshots: 0, lastAtMs: startMs(record) });
+    open.set(record[2], { record, textLength: text.length, snapshots: 0, lastAtMs: startMs(record) });
   } else if (record[0] === END) {
-    open.delete(record[2]);
-    queue.push(toReadableSpan(record, resource), recordBytes(text));
+    const started = open.get(record[1]);
+    if (started === undefined) {
+      orphanEnds++;
+      return;
+    }
+    open.delete(record[1]);
+    queue.push(toReadableSpan(started.record, record, resource), recordBytes(started.textLength, text.length));
   }
 }
 
@@ -76,10 +84,12 @@ function pollLoop(): void {
 
 function poll(): number {
   const read = reader.drain(take);
+  // A span is lost at the hand-off when its start or its end was dropped: count ends, not frames.
   const dropped = Atomics.load(header, DROPPED);
-  if (dropped !== droppedAtHandOff) {
-    queue.countDropped(dropped - droppedAtHandOff, 'the hand-off ring between the main thread and the export worker was full');
+  if (orphanEnds > 0 || dropped !== droppedAtHandOff) {
+    queue.countDropped(orphanEnds + Math.ceil((dropped - droppedAtHandOff) / 2), 'the hand-off ring between the main thread and the export worker was full');
     droppedAtHandOff = dropped;
+    orphanEnds = 0;
   }
   return read;
 }
