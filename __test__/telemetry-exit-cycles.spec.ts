@@ -58,3 +58,23 @@ test.serial('setup/shutdown and allowReinit cycles leave no thread and no listen
     await collector.kill();
   }
 });
+
+test.serial("a preload that sets telemetry up runs once: the export worker does not get the host's --import flags", async (t) => {
+  const collector = await startCollector('ok');
+  try {
+    const preload = path.join(__dirname, 'helpers', 'preload-setup.ts');
+    const child = spawn(process.execPath, ['--import=tsx', `--import=${preload}`, '-e', 'setTimeout(() => undefined, 300)'], {
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    t.is(status, 0);
+    t.deepEqual(stderr.match(/preload ran in thread \d+/g), ['preload ran in thread 0'], stderr);
+    const spans = await collector.spans();
+    t.deepEqual(spans.map((span) => span.name), ['after-preload'], 'the preload\'s setup exports');
+  } finally {
+    await collector.kill();
+  }
+});
