@@ -3,7 +3,8 @@
  * (helpers/exit-child.ts) exports to a real OTLP collector in another process
  * (helpers/collector-process.ts), and each ending is compared with the same child run with
  * telemetry disabled: exit code, signal and stderr. Every ended step arrives, and the spans
- * still open (`stuck_step` inside `job`) arrive truncated, innermost first.
+ * still open (`stuck_step` inside `job`) arrive truncated. (Their order is open-spans.ts's,
+ * tested there: end times cannot show it, since the SDK's start times are whole milliseconds.)
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -62,7 +63,6 @@ function assertAllArrived(t: ExecutionContext, spans: ReceivedSpan[]): void {
   t.is(job?.attributes['nemo.span.truncated'], true);
   t.is(stuck?.attributes['nemo.span.truncated'], true);
   t.is(stuck?.parentSpanId, job?.spanId);
-  t.true(BigInt(stuck!.endTimeUnixNano) <= BigInt(job!.endTimeUnixNano), 'innermost first');
 }
 
 const ENDINGS: Array<{ title: string; env: Record<string, string>; signal?: NodeJS.Signals }> = [
