@@ -18,6 +18,12 @@ import { startCollector, type CollectorMode, type CollectorProcess } from './hel
 
 const SPANS_PER_RUN = 2 * 1500; // 1500 train_step spans, each with a layer child
 const FAILURE_CODES = new Set(['NEMO_LENS_EXPORT_FAILED', 'NEMO_LENS_SHUTDOWN_TIMEOUT']);
+/**
+ * How long to wait for the failure warning before shutting down: it comes as soon as the
+ * exporter gives up (about 1 s here), but the export worker itself may take seconds to start
+ * on a loaded machine, so the cap is generous (it costs nothing when the warning is early).
+ */
+const FAILURE_WAIT_MS = 15_000;
 
 const thrownIntoHost: unknown[] = [];
 process.on('unhandledRejection', (reason) => thrownIntoHost.push(reason));
@@ -134,7 +140,7 @@ async function withCollector<T>(mode: CollectorMode, body: (collector: Collector
 test.serial('connection refused (the collector process is gone): one warning, bounded shutdown', async (t) => {
   const collector = await startCollector('ok');
   await collector.kill();
-  const run = await runAgainst(collector.url, { exporterTimeoutMs: 2000, shutdownBoundMs: 1000, awaitFailureMs: 3000 });
+  const run = await runAgainst(collector.url, { exporterTimeoutMs: 2000, shutdownBoundMs: 1000, awaitFailureMs: FAILURE_WAIT_MS });
   hostUnaffected(t, run, 1000);
   t.deepEqual(codes(run), ['NEMO_LENS_EXPORT_FAILED']);
   t.regex(run.warnings[0]!.message, new RegExp(`${collector.url.replace(/\./g, '\\.')}/v1/traces`));
@@ -143,7 +149,7 @@ test.serial('connection refused (the collector process is gone): one warning, bo
 for (const mode of ['500', '400', '503', 'reset'] as const) {
   test.serial(`the collector answers ${mode === 'reset' ? 'by resetting the connection' : `HTTP ${mode}`}: one warning for the whole run of failed batches, bounded shutdown`, async (t) => {
     await withCollector(mode, async (collector) => {
-      const run = await runAgainst(collector.url, { exporterTimeoutMs: 1000, shutdownBoundMs: 1000, awaitFailureMs: 3000 });
+      const run = await runAgainst(collector.url, { exporterTimeoutMs: 1000, shutdownBoundMs: 1000, awaitFailureMs: FAILURE_WAIT_MS });
       hostUnaffected(t, run, 1000);
       const failed = codes(run).filter((code) => code === 'NEMO_LENS_EXPORT_FAILED');
       t.is(failed.length, 1, 'one warning for the run of failures, not one per batch');
@@ -205,7 +211,7 @@ test.serial('a collector that fails, recovers and fails again: one warning per r
     const run = await runAgainst(collector.url, {
       exporterTimeoutMs: 1000,
       shutdownBoundMs: 1000,
-      awaitFailureMs: 3000,
+      awaitFailureMs: FAILURE_WAIT_MS,
       // Each change of mode waits for the collector to have seen the previous one (the export
       // worker may take a second to start), rather than for a fixed time.
       between: [

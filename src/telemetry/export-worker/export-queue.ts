@@ -60,7 +60,6 @@ export class ExportQueue {
   private droppedSince: number | undefined;
   private outageSince: number | undefined;
   private outageDropped = 0;
-  private delivered = 0;
   private stopped = false;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -75,15 +74,6 @@ export class ExportQueue {
 
   get length(): number {
     return this.items.length - this.head;
-  }
-
-  get queuedBytes(): number {
-    return this.bytes;
-  }
-
-  /** Spans delivered since the start (for tests and the recovery report). */
-  get deliveredCount(): number {
-    return this.delivered;
   }
 
   push(span: ReadableSpan, bytes: number): void {
@@ -173,7 +163,6 @@ export class ExportQueue {
       this.head += stillQueued.length;
       this.compact();
       if (result.code === ExportResultCode.SUCCESS) {
-        this.delivered += stillQueued.length;
         this.recovered();
       } else {
         // Reported by the exporter's own failure warning; counted for the recovery report.

@@ -12,7 +12,7 @@
  * the start did not (the worker joins them by span id). Attribute values are JSON values
  * already, except non-finite numbers, which become null.
  */
-import { SpanKind, type Attributes, type HrTime, type Link, type SpanContext, type SpanStatusCode } from '@opentelemetry/api';
+import type { SpanKind, Attributes, HrTime, Link, SpanContext, SpanStatusCode } from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, Span, TimedEvent } from '@opentelemetry/sdk-trace';
@@ -174,4 +174,3 @@ export function recordBytes(startText: number, endText: number): number {
   return 2 * (startText + endText) + 256;
 }
 
-export { SpanKind };
