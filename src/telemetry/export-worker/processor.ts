@@ -41,7 +41,7 @@ export class ExportWorkerProcessor implements SpanProcessor {
   /** When `shutdown()` must have drained, in ms since the epoch (set by setup.ts before the provider shuts down). */
   shutdownDeadline = Infinity;
   /** The worker's answer to the last final drain: spans it could not send, and whether an outage was already reported. */
-  outcome: { readonly left: number; readonly failing: boolean } | undefined;
+  outcome: { readonly left: number; readonly failing: boolean; readonly problem?: string | undefined } | undefined;
 
   /** Undefined when the worker's entry file is missing (a bundle without it): use the main-thread path. */
   static start(options: ExportWorkerOptions): ExportWorkerProcessor | undefined {
@@ -161,7 +161,7 @@ export class ExportWorkerProcessor implements SpanProcessor {
       emitWarning(message.code, message.message);
       return;
     }
-    if (Atomics.load(this.ring.header, FINAL) === 1) this.outcome = { left: message.left, failing: message.failing };
+    if (Atomics.load(this.ring.header, FINAL) === 1) this.outcome = { left: message.left, failing: message.failing, problem: message.problem };
     for (const [request, resolve] of this.flushed) {
       if (request <= message.request) {
         this.flushed.delete(request);

@@ -27,4 +27,11 @@ export interface WorkerInit {
 
 export type WorkerMessage =
   | { readonly type: 'warning'; readonly code: string; readonly message: string }
-  | { readonly type: 'flushed'; readonly request: number; readonly left: number; readonly failing: boolean };
+  | {
+      readonly type: 'flushed';
+      readonly request: number;
+      readonly left: number;
+      readonly failing: boolean;
+      /** What the exporter's last failed attempt met, for the shutdown-timeout warning (GuardedExporter.lastProblem). */
+      readonly problem: string | undefined;
+    };

@@ -121,7 +121,7 @@ async function flush(): Promise<void> {
       acked = request;
       Atomics.store(header, FLUSH_ACK, request);
       Atomics.notify(header, FLUSH_ACK);
-      post({ type: 'flushed', request, left, failing: exporter.isFailing });
+      post({ type: 'flushed', request, left, failing: exporter.isFailing, problem: exporter.lastProblem });
       if (final) return;
     }
   } finally {
