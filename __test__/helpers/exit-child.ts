@@ -27,7 +27,7 @@ if (ending === 'host-handler') {
 function end(): void {
   switch (ending) {
     case 'exit':
-      process.exit(3);
+      return process.exit(3);
     case 'throw':
       throw new Error('the job failed');
     case 'reject':
