@@ -112,7 +112,9 @@ interface ChildRun {
 }
 
 async function runShutdownChild(endpoint: string, extra: Record<string, string> = {}): Promise<ChildRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, SHUTDOWN_MS: '500', ...extra };
+  // 5 s, not less: the export worker that sends the spans can take seconds to start on a loaded
+  // machine, and the warnings under test are about what its first attempts met.
+  const env: NodeJS.ProcessEnv = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, SHUTDOWN_MS: '5000', ...extra };
   for (const key of Object.keys(env)) if (key.startsWith('NEMO_LENS_') && key !== 'NEMO_LENS_BACKEND') delete env[key];
   const child = spawn(process.execPath, ['--import=tsx', '--no-warnings', path.join(__dirname, 'helpers', 'shutdown-child.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const warnings: NemoLensWarning[] = [];
