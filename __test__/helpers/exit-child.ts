@@ -15,7 +15,10 @@ import { SpanRegistry, managedSpan, setupTelemetry } from '../../src/index';
 const ending = process.env['CHILD_ENDING'] ?? 'exit';
 const steps = Number(process.env['CHILD_STEPS'] ?? 600);
 SpanRegistry.register('job', ['job', 'step']);
-setupTelemetry({ enabled: process.env['CHILD_TELEMETRY'] !== 'off', exporter: 'otlp', spanGroups: 'all', serviceName: 'exit-child' });
+setupTelemetry(
+  { enabled: process.env['CHILD_TELEMETRY'] !== 'off', exporter: 'otlp', spanGroups: 'all', serviceName: 'exit-child' },
+  { resourceAttributes: { rank: 0, worldSize: 1 } },
+);
 
 if (ending === 'host-handler') {
   process.on('SIGTERM', () => {

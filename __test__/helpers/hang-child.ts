@@ -9,7 +9,7 @@ import { SpanRegistry, managedSpan, setupTelemetry } from '../../src/index';
 const hang = process.env['CHILD_HANG'] ?? 'async';
 const busyMs = Number(process.env['CHILD_BUSY_MS'] ?? 10_000);
 SpanRegistry.register('job', ['job', 'step']);
-setupTelemetry({ enabled: true, exporter: 'otlp', spanGroups: 'all', serviceName: 'hang-child' });
+setupTelemetry({ enabled: true, exporter: 'otlp', spanGroups: 'all', serviceName: 'hang-child' }, { resourceAttributes: { rank: 0, worldSize: 1 } });
 setInterval(() => undefined, 1000); // a job that waits forever, until its signal
 
 void managedSpan('job', 'job', async () => {

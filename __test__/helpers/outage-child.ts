@@ -12,7 +12,7 @@ const shutdownMs = Number(process.env['OUTAGE_SHUTDOWN_MS'] ?? 30_000);
 SpanRegistry.register('job', ['step']);
 const warnings: Record<string, number> = {};
 onWarning(({ code }) => (warnings[code] = (warnings[code] ?? 0) + 1));
-const handle = setupTelemetry({ enabled: true, exporter: 'otlp', spanGroups: 'all', serviceName: 'outage-child' });
+const handle = setupTelemetry({ enabled: true, exporter: 'otlp', spanGroups: 'all', serviceName: 'outage-child' }, { resourceAttributes: { rank: 0, worldSize: 1 } });
 
 let made = 0;
 let rssPeak = process.memoryUsage.rss();
