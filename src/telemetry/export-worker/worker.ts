@@ -15,6 +15,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { onWarning } from '../../warnings';
 import { GuardedExporter } from '../guarded-exporter';
+import { installDiagLogger } from '../options';
 import { dueSnapshots, startMs } from '../in-progress';
 import { ExportQueue } from './export-queue';
 import type { WorkerInit, WorkerMessage, WorkerProtocol } from './protocol';
@@ -45,6 +46,10 @@ function buildExporter(protocol: WorkerProtocol): SpanExporter {
     }
   }
 }
+
+// OTEL_LOG_LEVEL: the exporter's own diagnostics (its retries, refused connections) are logged
+// in the realm where it runs, as the main thread would (options.ts).
+installDiagLogger();
 
 const resource = resourceFromAttributes(init.resource);
 const exporter = new GuardedExporter(buildExporter(init.protocol), init.target);
