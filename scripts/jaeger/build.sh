@@ -5,7 +5,7 @@
 #   NEMO_LENS_JAEGER_CACHE   where the binary goes (default: ~/.cache/nemo-lens/jaeger)
 #   NEMO_LENS_JAEGER_VERSION the module version (default: v1.76.0, the one checked here)
 # From scratch (no Go module or build cache) it downloads 324 modules (1.3 GB of module cache)
-# and compiles 1.6 GB of build cache: 5.5 minutes on 2 idle cores, 12 on a busy machine.
+# and compiles 1.6 GB of build cache: 5.5 minutes on a quiet 2-core machine, 12 on a busy one.
 # __test__/helpers/jaeger.ts finds the binary with the same defaults: keep the two in step.
 set -euo pipefail
 version="${NEMO_LENS_JAEGER_VERSION:-v1.76.0}"
