@@ -133,8 +133,8 @@ for (const protocol of PROTOCOLS) {
         'telemetry.sdk.language': 'nodejs',
       });
     }
-    // Four processes exported: the demo's parent and one job per spec.
-    t.is(new Set(spans.map((span) => span.resource['process.pid'])).size, 1 + SPECS.length);
+    // Four processes exported, each under its own run id: the demo's parent and one job per spec.
+    t.is(new Set(spans.map((span) => span.resource['nemo.run.id'])).size, 1 + SPECS.length);
     t.true(parentSpans.every((span) => span.resource['service.name'] === 'nemo-lens-demo'));
 
     // Nothing failed in the demo: every status is unset, and no span recorded an exception.
