@@ -22,8 +22,12 @@ const ROOT = path.join(__dirname, '..', '..');
 export const BUILD_SCRIPT = 'scripts/jaeger/build.sh';
 
 /** The same defaults as scripts/jaeger/build.sh: keep the two in step. */
+export function jaegerVersion(env: NodeJS.ProcessEnv = process.env): string {
+  return env['NEMO_LENS_JAEGER_VERSION'] || 'v1.76.0';
+}
+
 export function jaegerBinaryPath(env: NodeJS.ProcessEnv = process.env): string {
-  const version = env['NEMO_LENS_JAEGER_VERSION'] || 'v1.76.0';
+  const version = jaegerVersion(env);
   const cache = env['NEMO_LENS_JAEGER_CACHE'] || path.join(env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache'), 'nemo-lens', 'jaeger');
   return path.join(cache, `jaeger-${version}`);
 }

@@ -21,7 +21,7 @@ import { promisify } from 'node:util';
 
 import { chromium } from 'playwright-core';
 
-import { startJaeger, type Jaeger } from '../../__test__/helpers/jaeger';
+import { jaegerVersion, startJaeger, type Jaeger } from '../../__test__/helpers/jaeger';
 import type { DecodedSpan } from '../../__test__/helpers/protobuf';
 import { renderTimeline } from './timeline';
 
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
         await page.screenshot({ path: OUT, fullPage: true });
       } else {
         const html = renderTimeline(traceId, spans, {
-          drawnFrom: `Jaeger v1.76.0's query API (GET /api/v3/traces/${traceId})`,
+          drawnFrom: `Jaeger ${jaegerVersion()}'s query API (GET /api/v3/traces/${traceId})`,
           why: 'The real UI needs jaeger-ui\'s built assets, which no package registry carries; set NEMO_LENS_JAEGER_UI to a built jaeger-ui to capture it instead.',
         });
         await page.setContent(html, { waitUntil: 'load' });
