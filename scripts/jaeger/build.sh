@@ -29,12 +29,23 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 echo "building jaeger $version into $cache (5 to 12 minutes from scratch on 2 cores)" >&2
 started=$SECONDS
+# 324 downloads from scratch: one dropped connection ("unexpected EOF", seen here) must not
+# fail CI. Modules already fetched stay in the module cache, so a retry only fetches the rest.
+retry() {
+  local attempt
+  for attempt in 1 2 3 4; do
+    "$@" >&2 && return 0
+    echo "attempt $attempt of 4 failed: $*" >&2
+    sleep $((attempt * 5))
+  done
+  return 1
+}
 go mod init nemo-lens-jaeger-build >/dev/null 2>&1
 # `go get -tool` resolves Jaeger's own go.mod (replace directives rule out `go install pkg@v`).
-go get -tool "github.com/jaegertracing/jaeger/cmd/jaeger@$version" >&2
+retry go get -tool "github.com/jaegertracing/jaeger/cmd/jaeger@$version"
 # The version stamp is what `jaeger version` and the UI report (Jaeger's Makefile sets it too).
-go build -trimpath -ldflags "-X github.com/jaegertracing/jaeger/internal/version.latestVersion=$version" \
-  -o "$work/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger >&2
+retry go build -trimpath -ldflags "-X github.com/jaegertracing/jaeger/internal/version.latestVersion=$version" \
+  -o "$work/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger
 mv "$work/jaeger" "$bin"
 echo "built jaeger $version in $((SECONDS - started)) s" >&2
 echo "$bin"
