@@ -140,6 +140,21 @@ function configFor(ports: Ports, options: JaegerOptions): string {
 }
 
 const READY_LINE = 'Everything is ready';
+
+/**
+ * Jaeger runs under this bash watchdog, which stops it (SIGTERM, a clean shutdown) when its
+ * stdin closes: when stop() ends it, and also when the test process dies without running any
+ * handler (ava kills a timed-out worker with SIGKILL), so no Jaeger outlives its test.
+ * Background jobs get /dev/null as stdin, hence the copy of stdin on fd 3.
+ */
+const WATCHDOG = [
+  'exec 3<&0',
+  '"$@" </dev/null & jaeger=$!',
+  '{ read -r _ <&3; kill -TERM "$jaeger" 2>/dev/null; } & reader=$!',
+  'wait "$jaeger"; status=$?',
+  'kill "$reader" 2>/dev/null',
+  'exit "$status"',
+].join('\n');
 const START_TIMEOUT_MS = 30_000;
 
 function waitUntilReady(child: ChildProcess, output: () => string): Promise<void> {
@@ -183,23 +198,22 @@ async function startOnce(binary: string, options: JaegerOptions): Promise<Jaeger
   const configFile = path.join(dir, 'config.yaml');
   fs.writeFileSync(configFile, configFor({ otlpGrpc, otlpHttp, queryHttp, queryGrpc }, options));
 
-  const child = spawn(binary, ['--config', configFile], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('bash', ['-c', WATCHDOG, 'nemo-lens-jaeger', binary, '--config', configFile], {
+    cwd: dir,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   let output = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
     // Startup and errors come first; at info level a run logs little more, but keep it bounded.
     if (output.length < 200_000) output += chunk;
   });
-  // If the test process dies first, Jaeger goes with it.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
   const exited = once(child, 'exit');
 
   const stop = async () => {
-    process.off('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.stdin!.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
     }
