@@ -55,10 +55,15 @@ function rowsOf(spans: DecodedSpan[]): Row[] {
   return rows;
 }
 
+function serviceOf(span: DecodedSpan): string {
+  const service = span.resource['service.name'];
+  return typeof service === 'string' ? service : 'unknown service';
+}
+
 /** A process, as Jaeger UI colours them: here by service.instance.id (one per demo run), else the service. */
 function processOf(span: DecodedSpan): string {
   const instance = span.resource['service.instance.id'];
-  const service = String(span.resource['service.name'] ?? 'unknown service');
+  const service = serviceOf(span);
   return typeof instance === 'string' ? `${service} · ${instance}` : service;
 }
 
@@ -71,7 +76,7 @@ export function renderTimeline(traceId: string, spans: DecodedSpan[], source: Ti
   const colour = (span: DecodedSpan) => PALETTE[processes.indexOf(processOf(span)) % PALETTE.length]!;
   const root = rows[0]!.span;
   const depth = Math.max(...rows.map((row) => row.depth)) + 1;
-  const services = new Set(spans.map((span) => String(span.resource['service.name'])));
+  const services = new Set(spans.map(serviceOf));
   const errors = spans.filter((span) => span.status.code === 2).length;
 
   const ticks = [0, 0.25, 0.5, 0.75, 1]
@@ -120,7 +125,7 @@ export function renderTimeline(traceId: string, spans: DecodedSpan[], source: Ti
   footer { padding:6px 16px 10px; color:#666; border-top:1px solid #ddd; }
 </style></head><body>
 <header>
-  <h1>${escape(String(root.resource['service.name']))}: ${escape(root.name)}<small>${escape(traceId)}</small></h1>
+  <h1>${escape(serviceOf(root))}: ${escape(root.name)}<small>${escape(traceId)}</small></h1>
   <div class="facts"><span>Duration <b>${formatMs(total)}</b></span><span>Services <b>${services.size}</b></span><span>Processes <b>${processes.length}</b></span><span>Depth <b>${depth}</b></span><span>Total spans <b>${spans.length}</b></span><span>Errors <b>${errors}</b></span></div>
   <div class="legend">${legend}</div>
   <div class="note">Drawn from ${escape(source.drawnFrom)} by scripts/jaeger/screenshot.ts: the layout of Jaeger UI's trace view, not the Jaeger UI itself. ${escape(source.why)}</div>
