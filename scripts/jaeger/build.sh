@@ -5,7 +5,7 @@
 #   NEMO_LENS_JAEGER_CACHE   where the binary goes (default: ~/.cache/nemo-lens/jaeger)
 #   NEMO_LENS_JAEGER_VERSION the module version (default: v1.76.0, the one checked here)
 # From scratch (no Go module or build cache) it downloads 324 modules (1.3 GB of module cache)
-# and compiles 1.6 GB of build cache: 5.5 minutes on a quiet 2-core machine, 12 on a busy one.
+# and compiles 1.6 GB of build cache: 5.5 minutes on a quiet 2-core machine, 12 to 34 on a busy one.
 # __test__/helpers/jaeger.ts finds the binary with the same defaults: keep the two in step.
 set -euo pipefail
 version="${NEMO_LENS_JAEGER_VERSION:-v1.76.0}"
@@ -27,7 +27,7 @@ fi
 work="$(mktemp -d "$cache/build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-echo "building jaeger $version into $cache (5 to 12 minutes from scratch on 2 cores)" >&2
+echo "building jaeger $version into $cache (from scratch: 5.5 minutes on 2 quiet cores, longer on busy ones)" >&2
 started=$SECONDS
 # 324 downloads from scratch: one dropped connection ("unexpected EOF", seen here) must not
 # fail CI. Modules already fetched stay in the module cache, so a retry only fetches the rest.
