@@ -114,11 +114,13 @@ for (const protocol of PROTOCOLS) {
     t.deepEqual(spans.filter((span) => span.parentSpanId !== '' && !byId.has(span.parentSpanId)).map((span) => span.name), []);
     const edge = (span: DecodedSpan) => `${baseName(span.name)} < ${baseName(byId.get(span.parentSpanId)?.name ?? '')}`;
 
-    const parentSpans = spans.filter((span) => span.resource['service.instance.id'] === undefined);
+    // Each job exports under its run id (NEMO_LENS_RUN_ID=demo-<spec>); the demo's parent under its own.
+    const runOf = (span: DecodedSpan) => SPECS.find((spec) => span.resource['nemo.run.id'] === `demo-${spec}`);
+    const parentSpans = spans.filter((span) => runOf(span) === undefined);
     t.deepEqual(countBy(parentSpans.filter((span) => span.name !== 'demo'), edge), Object.fromEntries(SPECS.map((spec) => [`demo run ${spec} < demo`, 1])));
 
     for (const spec of SPECS) {
-      const runSpans = spans.filter((span) => span.resource['service.instance.id'] === `demo-${spec}-rank0`);
+      const runSpans = spans.filter((span) => runOf(span) === spec);
       t.deepEqual(countBy(runSpans, (span) => String(span.attributes[GROUP_ATTRIBUTE])), GROUP_COUNTS[spec], `groups of the ${spec} run`);
       t.deepEqual(countBy(runSpans, edge), EDGES[spec], `tree of the ${spec} run`);
       // Resource attributes: the job's identity, as setupTelemetry set it from the environment.
@@ -128,6 +130,7 @@ for (const protocol of PROTOCOLS) {
       t.like(resource, {
         'service.name': 'nemo-lens-demo',
         'nemo.run.id': `demo-${spec}`,
+        'service.instance.id': `demo-${spec}-rank0`,
         'dl.rank': 0,
         'dl.world_size': 1,
         'telemetry.sdk.language': 'nodejs',
