@@ -48,6 +48,8 @@ const MODE_TITLES: Readonly<Record<Mode, string>> = {
   mono: 'Monomorphic: only `step` ever reaches the library functions (inlining on)',
   mega: 'Megamorphic: the same library functions first saw 8 other names and handles (many sites, one library)',
   noinline: 'Inlining off: `node --no-turbo-inlining` (every call stays a call)',
+  realistic:
+    'Realistic: two libraries, eight groups, two enabled; every name reached every entry point (strings, handles, traceFn; enabled calls ran spans)',
 };
 
 const PEER_COLUMNS: ReadonlyArray<[string, string]> = [
@@ -233,7 +235,7 @@ function mark(verdict: string): string {
 function gateTargetsTable(results: Results): string {
   const gate = results.targets.filter((t) => t.mode !== undefined);
   const titles = [...new Set(gate.map((t) => t.target))];
-  const columns = (['mono', 'mega', 'noinline'] as const).flatMap((mode) => (['native', 'js'] as const).map((backend) => ({ mode, backend })));
+  const columns = (['mono', 'mega', 'realistic', 'noinline'] as const).flatMap((mode) => (['native', 'js'] as const).map((backend) => ({ mode, backend })));
   const used = columns.filter((c) => gate.some((t) => t.mode === c.mode && t.backend === c.backend && t.verdict !== 'not measured'));
   return table(
     ["gate target (ratios: disabled managedSpan('step') against the peer, by overhead Δ)", ...used.map((c) => `${c.backend}, ${c.mode}`)],
@@ -347,7 +349,7 @@ export function renderMarkdown(results: Results, svgPath: string): string {
       out.push('');
     }
   }
-  for (const mode of ['mono', 'mega', 'noinline'] as const) {
+  for (const mode of ['mono', 'mega', 'realistic', 'noinline'] as const) {
     if (!results.micro.some((e) => e.mode === mode)) continue;
     out.push(`### ${MODE_TITLES[mode]}`);
     out.push('');

@@ -13,7 +13,7 @@ function medianAbsoluteDeviation(values: readonly number[]): number {
   return median(values.map((v) => Math.abs(v - m)));
 }
 
-const MODES: readonly Mode[] = ['mono', 'mega', 'noinline'];
+const MODES: readonly Mode[] = ['mono', 'mega', 'realistic', 'noinline'];
 const BACKENDS: readonly Backend[] = ['native', 'js'];
 
 /**
