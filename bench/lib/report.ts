@@ -190,6 +190,10 @@ function facts(results: Results): Record<string, string> {
   out['monoBase'] = fmt(baselineNs(results, 'mono') ?? NaN);
   out['noinlineBase'] = fmt(baselineNs(results, 'noinline') ?? NaN);
   out['megaDelta'] = d(micro('ours', 'managed-string', 'mega', 'native'));
+  out['realisticString'] = d(micro('ours', 'managed-string', 'realistic', 'native'));
+  out['realisticHandle'] = d(micro('ours', 'managed-handle', 'realistic', 'native'));
+  out['realisticTracefn'] = d(micro('ours', 'tracefn', 'realistic', 'native'));
+  out['realisticNaive'] = d(micro('peers', 'set-wrapper', 'realistic', null));
   out['noinlineDelta'] = d(micro('ours', 'managed-string', 'noinline', 'native'));
   out['setWrapperNoinline'] = d(micro('peers', 'set-wrapper', 'noinline', null));
   out['tracefnMega'] = d(micro('ours', 'tracefn', 'mega', 'native'));
