@@ -46,8 +46,8 @@ test('near misses get the closest group or preset; far names and short tokens ge
   t.is(suggestions(pending, groups, []).length, SUGGESTION_LIMIT);
 });
 
-test.serial('the warning says what the typo probably meant', (t) => {
-  resetTelemetry();
+test.serial('the warning says what the typo probably meant', async (t) => {
+  await resetTelemetry();
   const warnings: NemoLensWarning[] = [];
   const stop = onWarning((w) => warnings.push(w));
   try {
@@ -55,7 +55,7 @@ test.serial('the warning says what the typo probably meant', (t) => {
     setSpanGroupSpec('per_stpe,layer');
   } finally {
     stop();
-    resetTelemetry();
+    await resetTelemetry();
   }
   t.is(warnings.length, 1);
   t.is(warnings[0]!.code, 'NEMO_LENS_SPEC_PENDING');
