@@ -8,7 +8,7 @@ import test from 'ava';
 import fc from 'fast-check';
 
 import { JsState } from '../src/backends/js/state';
-import { SUGGESTION_LIMIT, closest, osaDistance, suggestions } from '../src/backends/js/suggest';
+import { DISTANCE_BUDGET, MAX_TOKEN_CHARS, SUGGESTION_LIMIT, closest, osaDistance, suggestions } from '../src/backends/js/suggest';
 import { loadNative } from '../src/backends/native';
 import type { CoreState } from '../src/backends/types';
 import { SpanRegistry, onWarning, setSpanGroupSpec, type NemoLensWarning } from '../src/index';
@@ -44,6 +44,15 @@ test('near misses get the closest group or preset; far names and short tokens ge
   const pending = Array.from({ length: SUGGESTION_LIMIT + 5 }, (_, i) => `stp${i}`);
   const groups = Array.from({ length: SUGGESTION_LIMIT + 5 }, (_, i) => `step${i}`);
   t.is(suggestions(pending, groups, []).length, SUGGESTION_LIMIT);
+});
+
+test('long tokens and huge registries stay cheap: a token cap and a distance budget, as in the core', (t) => {
+  const long = 's'.repeat(MAX_TOKEN_CHARS + 1);
+  t.is(closest(long, [long.slice(1)]), undefined);
+  const groups = Array.from({ length: DISTANCE_BUDGET }, (_, i) => String(i).padStart(8, '0'));
+  groups.push('stepstep');
+  t.deepEqual(suggestions(['stepstpe'], groups, []), [], 'the budget ends the scan before the close name');
+  t.deepEqual(suggestions(['stepstpe'], groups.slice(DISTANCE_BUDGET - 1), []), [['stepstpe', 'stepstep']]);
 });
 
 test.serial('the warning says what the typo probably meant', async (t) => {
