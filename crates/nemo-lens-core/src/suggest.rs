@@ -32,7 +32,8 @@ fn max_distance(chars: usize) -> usize {
 
 /// The candidate closest to `token`, if one is close enough.
 pub fn closest<'a>(token: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    closest_within(token, candidates, &mut usize::MAX)
+    let mut unlimited = usize::MAX;
+    closest_within(token, candidates, &mut unlimited)
 }
 
 /// [`closest`], computing at most `budget` distances (and counting them off it).
