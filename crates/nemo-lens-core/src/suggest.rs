@@ -75,11 +75,13 @@ pub fn suggestions(
     presets: &[String],
 ) -> Vec<(String, String)> {
     let candidates: Vec<&str> = groups.iter().chain(presets).map(String::as_str).collect();
+    let mut budget = DISTANCE_BUDGET;
     pending
         .iter()
         .take(SUGGESTION_LIMIT)
         .filter_map(|token| {
-            closest(token, &candidates).map(|name| (token.clone(), name.to_owned()))
+            closest_within(token, &candidates, &mut budget)
+                .map(|name| (token.clone(), name.to_owned()))
         })
         .collect()
 }
