@@ -2,7 +2,7 @@
  * Duplicate copies of the package in one realm. npm installs two copies when two dependants
  * ask for incompatible ranges (or a bundler vendors one); both must then share one span-group
  * registry, one spec, one set of gates, one telemetry setup and one set of warning listeners,
- * through the realm state under `Symbol.for('nemo-lens.state.v1')`. A copy whose state format
+ * through the realm state under `Symbol.for('nemo-lens.state.v<STATE_FORMAT>')`. A copy whose state format
  * differs keeps its own state and warns NEMO_LENS_INCOMPATIBLE_COPY instead of splitting
  * silently.
  *
@@ -11,12 +11,16 @@
  */
 import test from 'ava';
 
+import { STATE_FORMAT, VERSION } from '../src/version';
 import { installCopies, removeProject, runScript } from './helpers/package-copies';
+
+/** A state format this build does not share (the "next major" copy, and the planted state). */
+const OTHER_FORMAT = STATE_FORMAT + 1;
 
 let root: string;
 
 test.before(() => {
-  root = installCopies([{ name: 'nemo-lens' }, { name: 'nemo-lens-copy' }, { name: 'nemo-lens-next', version: '2.0.0', stateFormat: 2 }]);
+  root = installCopies([{ name: 'nemo-lens' }, { name: 'nemo-lens-copy' }, { name: 'nemo-lens-next', version: '2.0.0', stateFormat: OTHER_FORMAT }]);
 });
 
 test.after.always(() => {
@@ -158,7 +162,7 @@ for (const [first, second] of [
     const incompatible = result.warnings.filter((w) => w.code === 'NEMO_LENS_INCOMPATIBLE_COPY');
     t.is(incompatible.length, 1, 'exactly one warning, from the copy loaded second');
     t.is(incompatible[0]?.name, 'NemoLensWarning');
-    const otherVersion = first === 'nemo-lens' ? '0.1.0 (state format 1)' : '2.0.0 (state format 2)';
+    const otherVersion = first === 'nemo-lens' ? `${VERSION} (state format ${STATE_FORMAT})` : `2.0.0 (state format ${OTHER_FORMAT})`;
     t.true(incompatible[0]!.message.includes(otherVersion), incompatible[0]?.message);
     t.regex(incompatible[0]!.message, /npm dedupe/);
     t.deepEqual(result.ownRegistry, { first: ['first'], second: ['second'] });
@@ -166,14 +170,14 @@ for (const [first, second] of [
   });
 }
 
-test('a planted Symbol.for("nemo-lens.state.v2") state warns NEMO_LENS_INCOMPATIBLE_COPY and is left alone', (t) => {
+test('a planted Symbol.for("nemo-lens.state.v<other format>") state warns NEMO_LENS_INCOMPATIBLE_COPY and is left alone', (t) => {
   const result = runScript<IncompatibleResult>(
     root,
     'planted.cjs',
     `${PRELUDE}
 (async () => {
-  const planted = Object.freeze({ format: 2, version: '9.9.9' });
-  globalThis[Symbol.for('nemo-lens.state.v2')] = planted;
+  const planted = Object.freeze({ format: ${OTHER_FORMAT}, version: '9.9.9' });
+  globalThis[Symbol.for('nemo-lens.state.v${OTHER_FORMAT}')] = planted;
   const a = require('nemo-lens');
   a.SpanRegistry.register('mega', ['step']);
   a.setSpanGroupSpec('step');
@@ -181,7 +185,7 @@ test('a planted Symbol.for("nemo-lens.state.v2") state warns NEMO_LENS_INCOMPATI
   console.log(JSON.stringify({
     warnings,
     ownRegistry: { first: a.SpanRegistry.namespaces(), second: [] },
-    plantedUntouched: globalThis[Symbol.for('nemo-lens.state.v2')] === planted && Object.keys(planted).length === 2,
+    plantedUntouched: globalThis[Symbol.for('nemo-lens.state.v${OTHER_FORMAT}')] === planted && Object.keys(planted).length === 2,
     works: a.isSpanGroupEnabled('step'),
   }));
 })();
@@ -189,7 +193,7 @@ test('a planted Symbol.for("nemo-lens.state.v2") state warns NEMO_LENS_INCOMPATI
   );
   const incompatible = result.warnings.filter((w) => w.code === 'NEMO_LENS_INCOMPATIBLE_COPY');
   t.is(incompatible.length, 1);
-  t.regex(incompatible[0]!.message, /9\.9\.9 \(state format 2\)/);
+  t.true(incompatible[0]!.message.includes(`9.9.9 (state format ${OTHER_FORMAT})`), incompatible[0]!.message);
   t.true(result.plantedUntouched);
   t.true(result.works);
   t.deepEqual(result.ownRegistry.first, ['mega']);

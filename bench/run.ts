@@ -90,7 +90,7 @@ const OUR_SITES = [
   'tracefn-handle',
 ] as const;
 const PEERS = ['set-has', 'set-wrapper', 'debug', 'otel-api', 'otel-sdk-off', 'dc-has-subscribers'] as const;
-/** Peers whose cost depends on what their functions saw before (the rest are measured in mono only). */
+/** Peers whose cost depends on what their functions saw before (the rest are measured in mono only, and in modes mega and realistic read from there). */
 const MEGA_PEERS = ['set-has', 'set-wrapper'] as const;
 /** Candidate changes (cases/proposals.ts), measured in modes mono and mega. */
 const PROPOSALS = ['table-fast', 'table-dict', 'map', 'set', 'tracefn-current', 'tracefn-proposed'] as const;
@@ -116,7 +116,7 @@ function micro(module: string, name: string, mode: Mode, backend?: Backend): Con
 
 function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Config[]; scale: Config[] } {
   const backends: Backend[] = ['native', 'js'];
-  const modes: Mode[] = ['mono', 'mega', 'noinline'];
+  const modes: Mode[] = ['mono', 'mega', 'realistic', 'noinline'];
   const microConfigs: Config[] = [];
   for (const mode of modes) {
     microConfigs.push(micro('baseline', 'bare', mode), micro('baseline', 'field', mode));
@@ -126,7 +126,7 @@ function plan(quick: boolean): { micro: Config[]; enabled: Config[]; memory: Con
     for (const backend of short ? (['native'] as Backend[]) : backends) {
       for (const site of OUR_SITES) if (!short || QUICK_SITES.has(site)) microConfigs.push(micro('ours', site, mode, backend));
     }
-    for (const peer of mode === 'mega' ? MEGA_PEERS : PEERS) microConfigs.push(micro('peers', peer, mode));
+    for (const peer of mode === 'mega' || mode === 'realistic' ? MEGA_PEERS : PEERS) microConfigs.push(micro('peers', peer, mode));
     const proposalModes: Mode[] = quick ? ['mega'] : ['mono', 'mega'];
     if (proposalModes.includes(mode)) {
       for (const proposal of PROPOSALS) if (!quick || QUICK_PROPOSALS.has(proposal)) microConfigs.push(micro('proposals', proposal, mode));

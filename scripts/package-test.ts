@@ -148,6 +148,14 @@ function withBinary(work: string, target: string, main: Tarball, platform: Tarba
     console.log('   NEMO_LENS_BACKEND=js picks the TypeScript core even with the binary installed');
   });
   step('with the binary: TypeScript consumers', () => typeCheck(dir));
+  step('with the binary: npx nemo-lens explain (the bin entry)', () => {
+    const out = run('npx', ['--no-install', 'nemo-lens', 'explain', 'per_stpe,layer', '--require', './explain-library.cjs', '--json'], { cwd: dir });
+    const report = JSON.parse(out.stdout) as { backend: string; enabled: string[]; pending: Array<{ token: string; suggestion: string | null }> };
+    assert.equal(report.backend, 'native');
+    assert.deepEqual(report.enabled, ['layer']);
+    assert.deepEqual(report.pending, [{ token: 'per_stpe', suggestion: 'per_step' }]);
+    console.log('   npx nemo-lens explain per_stpe,layer: enabled layer; "per_stpe": did you mean "per_step"?');
+  });
   return installed;
 }
 

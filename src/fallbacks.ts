@@ -10,8 +10,8 @@
  */
 import type { Span } from '@opentelemetry/api';
 
-import type { SpanGroupLike } from './gate';
-import type { Names, Presets, RegisterOptions, Resolved } from './registry';
+import type { SpanGroup, SpanGroupLike } from './gate';
+import type { GateHandles, Names, NamesOf, Presets, RegisterOptions, Resolved } from './registry';
 import type { ManagedSpanOptions, TraceFnDecorator } from './span';
 
 export function isSpanGroupEnabled(_name: SpanGroupLike): boolean {
@@ -47,8 +47,19 @@ export function safeSetSpanAttributes(
 
 const nothing: ReadonlySet<string> = new Set();
 
+/** Closed gate handles, keyed like the real ones (by each name as given). */
+function closedHandles(groups: Names): Record<string, SpanGroup> {
+  const handles = Object.create(null) as Record<string, SpanGroup>;
+  if (typeof groups === 'object' && groups !== null && typeof (groups as Partial<Iterable<unknown>>)[Symbol.iterator] === 'function') {
+    for (const name of groups) if (typeof name === 'string') handles[name] = Object.freeze({ name: name.trim().toLowerCase(), enabled: false });
+  }
+  return Object.freeze(handles);
+}
+
 export const SpanRegistry = Object.freeze({
-  register(_namespace: string, _groups: Names, _presets?: Presets, _options?: RegisterOptions): void {},
+  register<const G extends Names>(_namespace: string, groups: G, _presets?: Presets, _options?: RegisterOptions): GateHandles<NamesOf<G>> {
+    return closedHandles(groups) as GateHandles<NamesOf<G>>;
+  },
   unregister(_namespace: string): void {},
   clear(): void {},
   groups(): ReadonlySet<string> {

@@ -7,7 +7,7 @@
  */
 import { selectBackend, type BackendChoice } from './backends/select';
 import type { CoreState } from './backends/types';
-import type { SpanGroup } from './gate';
+import type { FewEnabled, SpanGroup } from './gate';
 import { STATE_FORMAT, VERSION } from './version';
 
 const KEY_PREFIX = 'nemo-lens.state.v';
@@ -20,6 +20,8 @@ export interface SharedState extends BackendChoice {
   readonly core: CoreState;
   /** Hot path: own key `name` is `true` iff the group is enabled (see gate.ts). */
   readonly table: Record<string, boolean>;
+  /** Hot path: a length filter and up to four enabled names, read before the table (see gate.ts). */
+  readonly few: FewEnabled;
   /** Gate handles, one per name, kept current by every resolution. */
   readonly handles: Map<string, SpanGroup>;
   readonly listeners: Set<{ listener: (warning: { code: string; message: string }) => void }>;
@@ -52,6 +54,7 @@ function createShared(): SharedState {
     version: VERSION,
     ...choice,
     table: createTable(),
+    few: { lengths: 0, count: 0, s0: '', s1: '', s2: '', s3: '' },
     handles: new Map(),
     listeners: new Set(),
     mirror: { names: [], bits: new Uint32Array(0) },

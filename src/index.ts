@@ -39,7 +39,7 @@ export const enabledSpanGroups = registry.enabledSpanGroups;
 export const pendingSpanGroups = registry.pendingSpanGroups;
 export const setEnabledSpanGroups = registry.setEnabledSpanGroups;
 export const setSpanGroupSpec = registry.setSpanGroupSpec;
-export type { Names, Presets, RegisterOptions, Resolved } from './registry';
+export type { GateHandles, Names, NamesOf, Presets, RegisterOptions, Resolved } from './registry';
 
 export const SPAN_GROUP_ATTRIBUTE = span.SPAN_GROUP_ATTRIBUTE;
 export const managedSpan = span.managedSpan;

@@ -3,9 +3,10 @@
  * backend, brings the gates in line, then throws the coded error or emits the warnings.
  */
 import { checkName, checkNames, checkOptionalBoolean, checkOptions, checkPresets } from './arguments';
+import { normalizeName } from './backends/js/normalize';
 import type { Outcome } from './backends/types';
 import { errorFromDiagnostic } from './errors';
-import { syncGates } from './gate';
+import { spanGroup, syncGates, type SpanGroup } from './gate';
 import { shared } from './global';
 import { emitWarnings } from './warnings';
 
@@ -24,6 +25,16 @@ export type Names = Iterable<string> & object;
 /** Preset name → group names, as a plain object or a Map. */
 export type Presets = Readonly<Record<string, Names>> | ReadonlyMap<string, Names>;
 
+/** The group names of a `Names` value: the literal names of an `as const` array (or a const type argument), else `string`. */
+export type NamesOf<G extends Names> = G extends Iterable<infer N extends string> ? N : string;
+
+/**
+ * What `register` returns: the gate handle of each registered group, keyed by the name as the
+ * caller wrote it (the handle is that of the normalised name: `register('ns', ['Step'])` gives
+ * `G.Step`, the handle of group `step`). Typed from the names, so `G.stpe` does not compile.
+ */
+export type GateHandles<G extends string> = { readonly [K in G]: SpanGroup };
+
 export interface Resolved {
   readonly enabled: ReadonlySet<string>;
   readonly pending: ReadonlySet<string>;
@@ -40,14 +51,26 @@ function specText(spec: unknown): string {
   return typeof spec === 'string' ? spec.toWellFormed() : '';
 }
 
+/** A frozen, prototype-less object of name (as given) → handle of the normalised name. */
+function gateHandles(names: readonly string[]): Record<string, SpanGroup> {
+  const handles = Object.create(null) as Record<string, SpanGroup>;
+  for (const name of names) handles[name] = spanGroup(normalizeName(name));
+  return Object.freeze(handles);
+}
+
 export const SpanRegistry = Object.freeze({
-  /** Register the span groups (and named presets of them) that `namespace` emits. */
-  register(namespace: string, groups: Names, presets?: Presets, options?: RegisterOptions): void {
+  /**
+   * Register the span groups (and named presets of them) that `namespace` emits. Returns their
+   * gate handles, `G.step` for group `step`, typed from the names when they are literals
+   * (`register('trainer', ['step', 'layer'] as const)`, or any array literal in place).
+   */
+  register<const G extends Names>(namespace: string, groups: G, presets?: Presets, options?: RegisterOptions): GateHandles<NamesOf<G>> {
     const ns = checkName(namespace, 'namespace');
     const names = checkNames(groups, `the groups of namespace "${ns}"`);
     const presetEntries = checkPresets(presets, ns);
     const allowOverride = checkOptionalBoolean(checkOptions<RegisterOptions>(options, 'options').allowOverride, 'allowOverride');
     apply(shared.core.register(ns, names, presetEntries, allowOverride));
+    return gateHandles(names) as GateHandles<NamesOf<G>>;
   },
 
   /** Remove a namespace; a group shared with another namespace survives. */

@@ -26,9 +26,10 @@ import {
 import { cleanAttributes } from './attributes';
 import { hrNow } from './clock';
 import { NemoLensTypeError, describe } from './errors';
-import { spanGroup, type SpanGroup, type SpanGroupLike } from './gate';
+import { isStringEnabled, spanGroup, type SpanGroup, type SpanGroupLike } from './gate';
 import { shared } from './global';
 import { globalTracerProvider } from './global-tracer-provider';
+import { outOfLine } from './out-of-line';
 import { VERSION } from './version';
 
 /** The attribute naming the span group of every gated span. */
@@ -42,7 +43,7 @@ export interface ManagedSpanOptions {
   readonly links?: Link[];
 }
 
-const table = shared.table;
+const few = shared.few;
 
 function groupName(group: SpanGroupLike): string {
   return typeof group === 'string' ? group : group.name;
@@ -231,13 +232,29 @@ export function managedSpan<T>(
 ): T {
   // The gate test of isSpanGroupEnabled, written out: a disabled site must not depend on V8
   // inlining a call (large programs run out of inlining budget; see bench/).
-  if (typeof group === 'string' ? table[group] !== true : group == null || (group as SpanGroup).enabled !== true) {
+  if (
+    typeof group === 'string'
+      ? (few.lengths & (1 << group.length)) === 0 || !isStringEnabled(group)
+      : group == null || (group as SpanGroup).enabled !== true
+  ) {
     return typeof a === 'function' ? a(undefined) : b!(undefined);
   }
+  return openManagedSpanCall.fn.apply(undefined, arguments as unknown as Parameters<typeof openManagedSpan<T>>) as T;
+}
+
+/** managedSpan once its gate is open; called out of line, so that managedSpan stays small enough to inline (see out-of-line.ts). */
+function openManagedSpan<T>(
+  group: SpanGroupLike,
+  name: string,
+  a: ManagedSpanOptions | ((span: Span | undefined) => T),
+  b: ((span: Span | undefined) => T) | undefined,
+): T {
   const fn = typeof a === 'function' ? a : b;
   checkCallback(fn, lastArgument(a, b), 'managedSpan(group, name, [options,] fn)');
   return startAndRun(name, typeof a === 'function' ? undefined : a, groupName(group), 'message', fn!);
 }
+
+const openManagedSpanCall = outOfLine(openManagedSpan);
 
 /** An ungated span around `fn`, made current for it; same ending and error rules as `managedSpan`. */
 export function spanCm<T>(name: string, fn: (span: Span | undefined) => T): T;
@@ -280,12 +297,17 @@ export function traceFn(group: SpanGroupLike, name: string, options?: ManagedSpa
   const gate = typeof group === 'string' ? spanGroup(group) : group;
   return function decorate<F extends AnyFunction>(fn: F): F {
     checkCallback(fn, fn, 'traceFn(group, name)(fn)');
+    // The enabled path, in a function of its own for two reasons: `arguments` escaping into
+    // runTraced would be materialised on every call, disabled ones included (`.apply(this,
+    // arguments)` forwards them without); and called out of line (see out-of-line.ts), it keeps
+    // the wrapper small enough to inline.
+    const open = outOfLine(function (this: unknown): unknown {
+      return runTraced(name, options, (gate as SpanGroup).name, fn, this, arguments);
+    });
     const traced = function (this: unknown): unknown {
-      if (gate == null || (gate as SpanGroup).enabled !== true) {
-        // `arguments` rather than a rest parameter: V8 forwards it without materialising an array.
-        return fn.apply(this, arguments as unknown as unknown[]);
-      }
-      return runTraced(name, options, gate.name, fn, this, arguments);
+      // `arguments` rather than a rest parameter: V8 forwards it without materialising an array.
+      if (gate == null || (gate as SpanGroup).enabled !== true) return fn.apply(this, arguments as unknown as unknown[]);
+      return open.fn.apply(this, arguments as unknown as []);
     };
     Object.defineProperty(traced, 'name', { value: fn.name, configurable: true });
     Object.defineProperty(traced, 'length', { value: fn.length, configurable: true });

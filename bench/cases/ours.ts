@@ -13,7 +13,7 @@ import { makeWork, type Work } from './work';
 
 // Local consts: under tsx an imported binding is read through a getter (a megamorphic keyed
 // load inside esbuild's interop) on every use, which would be measured as part of the site.
-const { GROUP, OTHER_GROUPS, SPAN_NAME } = common;
+const { GROUP, OTHER_GROUPS, REALISTIC_ENABLED, REALISTIC_GROUPS, REALISTIC_LIBRARIES, SPAN_NAME } = common;
 
 /** Every group the namespace registers; `spare` is enabled whenever `step` is not, so a spec always selects something. */
 const ALL_GROUPS = [GROUP, ...OTHER_GROUPS, 'spare'];
@@ -30,12 +30,20 @@ function fixture(context: CaseContext, stepEnabled: boolean): Fixture {
     throw new Error(`expected backend ${context.backend}, loaded ${nemo.backend}`);
   }
   const { SpanRegistry, setSpanGroupSpec, spanGroup } = nemo;
+  const work = makeWork();
+  if (context.mode === 'realistic') {
+    for (const library of REALISTIC_LIBRARIES) SpanRegistry.register(library.namespace, library.groups, library.presets);
+    spanGroup(GROUP);
+    setSpanGroupSpec(GROUP);
+    setSpanGroupSpec([...REALISTIC_ENABLED, ...(stepEnabled ? [GROUP] : [])].join(','));
+    polluteRealistically(nemo, work, context.do_not_optimize);
+    return { nemo, work, do_not_optimize: context.do_not_optimize };
+  }
   SpanRegistry.register('bench', ALL_GROUPS);
   spanGroup(GROUP); // the handle exists before any spec, like a module-level const
   setSpanGroupSpec(GROUP);
   setSpanGroupSpec('spare');
   if (stepEnabled) setSpanGroupSpec(GROUP);
-  const work = makeWork();
   if (context.mode === 'mega') pollute(nemo, work, context.do_not_optimize);
   return { nemo, work, do_not_optimize: context.do_not_optimize };
 }
@@ -59,6 +67,37 @@ function pollute(nemo: NemoLensModule, other: Work, do_not_optimize: (value: unk
     if (isSpanGroupEnabled(handle)) sink++;
     sink ^= managedSpan(name, SPAN_NAME, other);
     sink ^= managedSpan(handle, SPAN_NAME, other);
+    sink ^= tracedByName[k]!();
+    sink ^= tracedByHandle[k]!();
+  }
+  do_not_optimize(sink);
+}
+
+/**
+ * Mode `realistic`: every name of both libraries (the measured `step` included, and the two
+ * enabled groups, whose calls run real spans on the API's non-recording tracer) through every
+ * entry point: strings and handles, both managedSpan overloads, isSpanGroupEnabled and traceFn
+ * wrappers made from strings and from handles.
+ */
+function polluteRealistically(nemo: NemoLensModule, other: Work, do_not_optimize: (value: unknown) => void): void {
+  const { isSpanGroupEnabled, managedSpan, spanGroup, traceFn } = nemo;
+  const names = REALISTIC_GROUPS;
+  const handles = names.map((name) => spanGroup(name));
+  const tracedByName = names.map((name) => traceFn(name, SPAN_NAME)(other));
+  const tracedByHandle = handles.map((handle) => traceFn(handle, SPAN_NAME)(other));
+  const options = { attributes: { 'bench.case': 'realistic' } };
+  let sink = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const k = i % names.length;
+    const name = names[k]!;
+    const handle = handles[k]!;
+    if (isSpanGroupEnabled(name)) sink++;
+    if (isSpanGroupEnabled(handle)) sink++;
+    if (handle.enabled) sink++;
+    sink ^= managedSpan(name, SPAN_NAME, other);
+    sink ^= managedSpan(handle, SPAN_NAME, other);
+    sink ^= managedSpan(name, SPAN_NAME, options, other);
+    sink ^= managedSpan(handle, SPAN_NAME, options, other);
     sink ^= tracedByName[k]!();
     sink ^= tracedByHandle[k]!();
   }

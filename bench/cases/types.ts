@@ -10,7 +10,13 @@ export type Mode =
   /** Before measuring, the same library functions see 8 other names and handles (many sites, one library). */
   | 'mega'
   /** The child runs with --no-turbo-inlining: every call stays a call. */
-  | 'noinline';
+  | 'noinline'
+  /**
+   * A realistic program: two libraries register eight groups, the spec enables two of them,
+   * and before measuring every name reaches every entry point as strings, handles and traceFn
+   * wrappers, disabled and enabled (enabled calls run real, non-recording spans).
+   */
+  | 'realistic';
 
 export type Backend = 'native' | 'js';
 
@@ -53,3 +59,15 @@ export const OTHER_GROUPS = ['layer', 'rollout', 'forward', 'backward', 'optimiz
 /** The measured group and span name everywhere. */
 export const GROUP = 'step';
 export const SPAN_NAME = 'train_step';
+
+/** Mode `realistic`: two libraries' namespaces and groups (`step` is one of the trainer's). */
+export const REALISTIC_LIBRARIES = [
+  { namespace: 'trainer', groups: ['step', 'layer', 'forward', 'backward'], presets: { default: ['step'], per_layer: ['step', 'layer'] } },
+  { namespace: 'rl', groups: ['rollout', 'reward', 'env', 'policy'], presets: { default: ['rollout'], per_env: ['rollout', 'env'] } },
+] as const;
+
+/** Mode `realistic`: the two groups the spec enables (the measured `step` is not one of them unless a case enables it). */
+export const REALISTIC_ENABLED = ['rollout', 'layer'] as const;
+
+/** Every group name of mode `realistic`. */
+export const REALISTIC_GROUPS: readonly string[] = REALISTIC_LIBRARIES.flatMap((library) => library.groups);

@@ -34,7 +34,7 @@ export interface Explanation {
 }
 
 /** Overhead of an \`ours\` row over the baseline of its mode, in ns (NaN when not measured). */
-function oursDelta(results: Results, name: string, mode: 'mono' | 'mega', backend: 'native' | 'js'): number {
+function oursDelta(results: Results, name: string, mode: 'mono' | 'mega' | 'realistic', backend: 'native' | 'js'): number {
   const entry = find(results.micro, 'ours', name, mode, backend);
   return entry === undefined ? NaN : (delta(results, entry) ?? NaN);
 }
@@ -42,23 +42,35 @@ function oursDelta(results: Results, name: string, mode: 'mono' | 'mega', backen
 export const EXPLANATIONS: readonly Explanation[] = [
   {
     targets: ['managed-overhead', 'vs-set-wrapper', 'vs-debug', 'vs-otel-api', 'vs-otel-sdk-off'],
-    text: `**String groups at a site whose library function has seen other names (mode mega).**
-\`managedSpan('step', …)\` and \`isSpanGroupEnabled('step')\` read \`table[group]\`, a keyed load
-inside the library function. V8 keeps one feedback slot for that load for the whole process: the
-first name makes it monomorphic, the second distinct name makes it megamorphic, with a single
-receiver map (profile §1), and from then on every caller, inlined or not, does a generic lookup in
-the \`KeyedLoadIC_Megamorphic\` builtin (profile §2). That costs about what \`Set.has\` costs. Any
-program that uses more than one group name with \`managedSpan\` is in this mode, so it is the
-realistic cost of a *string* group at a hot site ({megaDelta} here); the monomorphic row is the best case. No
-string-keyed representation measured gets below about 3 ns there (table "Candidate changes": a Set
-of enabled names is the cheapest, {setMega}, and flat across modes; today's table, {tableMega}
-there, is the cheapest monomorphically). **What closes it: gate handles.** \`const STEP = spanGroup('step')\` once, then
-\`managedSpan(STEP, …)\` or \`if (STEP.enabled)\`: every handle has the same hidden class, so the
-\`enabled\` load stays monomorphic in every mode (rows "managedSpan(STEP, …)" and "handle
-STEP.enabled", Δ ≈ 0 in mode mega). Recommend handles for hot sites in the docs. (\`traceFn\`
-already turns a string group into its handle when the wrapper is made, so its rows stay near 0
-in mode mega.) If flat costs for strings matter
-more than the best case, a Set of enabled names trades the monomorphic ~0 ns for ~3 ns everywhere.`,
+    text: `**String groups once many names reach the library (modes mega and realistic).** A keyed
+load \`table[group]\` inside \`managedSpan\` has one feedback slot for the whole process: the second
+distinct name makes it megamorphic, and every caller then pays a generic lookup, about what
+\`Set.has\` costs (profile §1–§2). Since issue 14 a string gate reads the table only when more than
+four groups are enabled: it first tests a bit per enabled name *length* (two loads and a mask, so
+most disabled names stop there), then compares the name with the few enabled names, which V8
+compiles to pointer comparisons while both sides are internalized strings (literals at call
+sites are; gate.ts internalizes the core's names). Measured here: {megaDelta} in mode mega and
+{realisticString} in mode realistic, against {realisticNaive} for the naive wrapper there. What is
+left is the price of a name that passes the length filter (same length as an enabled group: a
+call and up to four comparisons) and of V8 declining to inline \`managedSpan\` into a site whose
+caller has used up its inlining budget. **The cheapest gate is still a handle**
+(\`const G = SpanRegistry.register(…)\`, then \`managedSpan(G.step, …)\` or \`if (G.step.enabled)\`):
+one field of one hidden class, {realisticHandle} in mode realistic.`,
+  },
+  {
+    targets: ['managed-handle-overhead', 'tracefn-overhead', 'managed-vs-naive'],
+    text: `**Mode realistic: what some enabled groups do to the disabled path.** Once a group is
+enabled somewhere, TurboFan compiles the enabled path of \`managedSpan\` and of \`traceFn\` wrappers
+too; inlined, it (about 900 bytes of bytecode with the OpenTelemetry calls) makes the gate's
+optimized code too large to be inlined into call sites, and every disabled call pays a call
+frame. Before issue 14: \`managedSpan('step', …)\` +10 ns, \`managedSpan(STEP, …)\` +4 ns, a traceFn
+wrapper +13 ns. The enabled paths are now called through a target TurboFan cannot know
+(src/out-of-line.ts): {realisticString}, {realisticHandle} and {realisticTracefn} in this run. The
+traceFn wrapper keeps ~3 ns: with its enabled path reachable, forwarding \`arguments\` on the
+disabled path no longer compiles to a plain inlined call (measured: +1.1 ns when the enabled path
+takes no arguments, +0.06 ns when it never ran). Closing it needs a wrapper whose enabled path
+gets its arguments without \`arguments\` (a fixed arity per wrapper, or a rest parameter that V8
+elides); not done. Sites that cannot afford it test a handle: \`if (G.step.enabled)\`.`,
   },
   {
     targets: ['managed-overhead', 'vs-set-wrapper', 'vs-debug', 'vs-otel-api', 'vs-otel-sdk-off', 'handle-vs-field'],

@@ -50,6 +50,8 @@ const MODE_TITLES: Readonly<Record<Mode, string>> = {
   mono: 'Monomorphic: only `step` ever reaches the library functions (inlining on)',
   mega: 'Megamorphic: the same library functions first saw 8 other names and handles (many sites, one library)',
   noinline: 'Inlining off: `node --no-turbo-inlining` (every call stays a call)',
+  realistic:
+    'Realistic: two libraries, eight groups, two enabled; every name reached every entry point (strings, handles, traceFn; enabled calls ran spans)',
 };
 
 const PEER_COLUMNS: ReadonlyArray<[string, string]> = [
@@ -190,6 +192,10 @@ function facts(results: Results): Record<string, string> {
   out['monoBase'] = fmt(baselineNs(results, 'mono') ?? NaN);
   out['noinlineBase'] = fmt(baselineNs(results, 'noinline') ?? NaN);
   out['megaDelta'] = d(micro('ours', 'managed-string', 'mega', 'native'));
+  out['realisticString'] = d(micro('ours', 'managed-string', 'realistic', 'native'));
+  out['realisticHandle'] = d(micro('ours', 'managed-handle', 'realistic', 'native'));
+  out['realisticTracefn'] = d(micro('ours', 'tracefn', 'realistic', 'native'));
+  out['realisticNaive'] = d(micro('peers', 'set-wrapper', 'realistic', null));
   out['noinlineDelta'] = d(micro('ours', 'managed-string', 'noinline', 'native'));
   out['setWrapperNoinline'] = d(micro('peers', 'set-wrapper', 'noinline', null));
   out['tracefnMega'] = d(micro('ours', 'tracefn', 'mega', 'native'));
@@ -235,7 +241,7 @@ function mark(verdict: string): string {
 function gateTargetsTable(results: Results): string {
   const gate = results.targets.filter((t) => t.mode !== undefined);
   const titles = [...new Set(gate.map((t) => t.target))];
-  const columns = (['mono', 'mega', 'noinline'] as const).flatMap((mode) => (['native', 'js'] as const).map((backend) => ({ mode, backend })));
+  const columns = (['mono', 'mega', 'realistic', 'noinline'] as const).flatMap((mode) => (['native', 'js'] as const).map((backend) => ({ mode, backend })));
   const used = columns.filter((c) => gate.some((t) => t.mode === c.mode && t.backend === c.backend && t.verdict !== 'not measured'));
   return table(
     ["gate target (ratios: disabled managedSpan('step') against the peer, by overhead Δ)", ...used.map((c) => `${c.backend}, ${c.mode}`)],
@@ -349,7 +355,7 @@ export function renderMarkdown(results: Results, svgPath: string): string {
       out.push('');
     }
   }
-  for (const mode of ['mono', 'mega', 'noinline'] as const) {
+  for (const mode of ['mono', 'mega', 'realistic', 'noinline'] as const) {
     if (!results.micro.some((e) => e.mode === mode)) continue;
     out.push(`### ${MODE_TITLES[mode]}`);
     out.push('');

@@ -13,7 +13,7 @@ function medianAbsoluteDeviation(values: readonly number[]): number {
   return median(values.map((v) => Math.abs(v - m)));
 }
 
-const MODES: readonly Mode[] = ['mono', 'mega', 'noinline'];
+const MODES: readonly Mode[] = ['mono', 'mega', 'realistic', 'noinline'];
 const BACKENDS: readonly Backend[] = ['native', 'js'];
 
 /**
@@ -110,6 +110,29 @@ export function evaluateTargets(results: Results): TargetResult[] {
           backend,
           short: `${r.clamped ? '≥ ' : ''}${fmtRatio(r.ratio)}`,
         });
+      }
+
+      // Issue 14: in a realistic program strings must not lose to the naive wrapper, and
+      // handles and traceFn wrappers must stay within 0.3 ns of a bare call.
+      const naive = peer(results, 'set-wrapper', mode);
+      const tNaive = "disabled managedSpan('step') no slower than the naive Set.has wrapper";
+      if (managed === undefined || naive === undefined) out.push(notMeasured('managed-vs-naive', scope, tNaive, mode, backend));
+      else {
+        const d = delta(results, managed)!;
+        const n = naive.ns - baselineNs(results, naive.mode)!;
+        out.push({ id: 'managed-vs-naive', scope, target: tNaive, measured: `${fmtDelta(d)} vs ${fmtDelta(n)} ns`, verdict: d <= n ? 'met' : 'missed', mode, backend, short: `${fmtDelta(d)} vs ${fmtDelta(n)} ns` });
+      }
+      for (const [name, label] of [
+        ['managed-handle', 'managedSpan(STEP, …)'],
+        ['tracefn', "traceFn('step', …) wrapper"],
+      ] as const) {
+        const entry = find(results.micro, 'ours', name, mode, backend);
+        const target = `disabled ${label} ≤ +0.3 ns over baseline`;
+        if (entry === undefined) out.push(notMeasured(`${name}-overhead`, scope, target, mode, backend));
+        else {
+          const d = delta(results, entry)!;
+          out.push({ id: `${name}-overhead`, scope, target, measured: `${fmtDelta(d)} ns`, verdict: d <= Math.max(0.3, res) ? 'met' : 'missed', mode, backend, short: `${fmtDelta(d)} ns` });
+        }
       }
 
       const t3 = 'gate handle indistinguishable from a boolean field (no slower, within resolution)';

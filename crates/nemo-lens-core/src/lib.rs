@@ -11,6 +11,7 @@ pub mod normalize;
 pub mod registry;
 pub mod spec;
 pub mod state;
+pub mod suggest;
 pub mod symbols;
 pub mod wire;
 

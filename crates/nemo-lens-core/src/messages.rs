@@ -2,6 +2,7 @@
 //! so the differential tests compare whole messages across backends. Names are quoted as
 //! given, without escaping.
 
+use crate::suggest::suggestions;
 use crate::Diagnostic;
 
 fn q(name: &str) -> String {
@@ -210,14 +211,29 @@ pub fn no_groups_registered(spec: &str) -> Diagnostic {
     )
 }
 
+/// ` Did you mean "per_step" for "per_stpe", ...?` for the pending tokens close to a
+/// registered group or preset (see suggest.rs), or nothing.
+fn did_you_mean(pending: &[String], a: &Available) -> String {
+    let found = suggestions(pending, &a.groups, &a.presets);
+    if found.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = found
+        .iter()
+        .map(|(token, name)| format!("{} for {}", q(name), q(token)))
+        .collect();
+    format!(" Did you mean {}?", pairs.join(", "))
+}
+
 pub fn spec_pending(spec: &str, pending: &[String], a: &Available) -> Diagnostic {
     diagnostic(
         "NEMO_LENS_SPEC_PENDING",
         format!(
-            "nemo-lens: span-group spec {} names {}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). {}",
+            "nemo-lens: span-group spec {} names {}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). {}{}",
             spec_shown(spec),
             pending_shown(pending),
-            available(a)
+            available(a),
+            did_you_mean(pending, a)
         ),
     )
 }
@@ -317,6 +333,27 @@ mod tests {
         assert!(d
             .message
             .contains(&format!("and {} more,", 100_000 - SPEC_TOKEN_LIMIT)));
+    }
+
+    #[test]
+    fn spec_pending_suggests_near_misses() {
+        let a = Available {
+            groups: names(&["step", "layer"]),
+            presets: names(&["all", "per_step"]),
+            namespaces: names(&["trainer"]),
+        };
+        let d = spec_pending(
+            "per_stpe,lyer,other",
+            &names(&["per_stpe", "lyer", "other"]),
+            &a,
+        );
+        assert!(
+            d.message.ends_with(
+                "namespaces: \"trainer\". Did you mean \"per_step\" for \"per_stpe\", \"layer\" for \"lyer\"?"
+            ),
+            "{}",
+            d.message
+        );
     }
 
     #[test]

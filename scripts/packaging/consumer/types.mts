@@ -36,6 +36,17 @@ export const namespaces: string[] = SpanRegistry.namespaces();
 export const enabled: ReadonlySet<string> = SpanRegistry.resolve('default').enabled;
 setSpanGroupSpec('default');
 
+// register returns the gate handles, typed from the names: a typo is a compile error.
+const G = SpanRegistry.register('typed', ['step', 'layer'] as const);
+export const typedStep: SpanGroup = G.step;
+export const viaHandle: number = managedSpan(G.layer, 'layer', () => 1);
+// @ts-expect-error 'stpe' is not a group this namespace registered
+export const typo: SpanGroup = G.stpe;
+// The fallbacks return closed handles of the same type.
+export const closed: typeof G = fallbacks.SpanRegistry.register('typed', ['step', 'layer'] as const);
+// @ts-expect-error the fallbacks' handles are typed from the names too
+export const closedTypo: SpanGroup = fallbacks.SpanRegistry.register('typed', ['step'] as const).layer;
+
 const STEP: SpanGroup = spanGroup('step');
 export const sync: number = managedSpan(STEP, 'train_step', (span: Span | undefined) => (span ? 1 : 0));
 export const async: Promise<string> = managedSpan('step', 'eval', { attributes: { 'batch.size': 8 } }, async () => 'done');

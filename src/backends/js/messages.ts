@@ -4,6 +4,7 @@
  * Names are quoted as given, without escaping.
  */
 import type { Diagnostic } from '../types';
+import { suggestions } from './suggest';
 
 const q = (name: string): string => `"${name}"`;
 const list = (names: readonly string[]): string => (names.length === 0 ? '(none)' : names.map(q).join(', '));
@@ -117,9 +118,15 @@ export const noGroupsRegistered = (spec: string): Diagnostic => ({
   message: `nemo-lens: span-group spec ${specShown(spec)} selects nothing: no span groups are registered in this process. Import the libraries that register them before setup, or check NEMO_LENS_SPAN_GROUPS.`,
 });
 
+/** ` Did you mean "per_step" for "per_stpe", ...?` for the pending tokens close to a registered group or preset (see suggest.ts), or nothing. */
+const didYouMean = (pending: readonly string[], a: Available): string => {
+  const found = suggestions(pending, a.groups, a.presets);
+  return found.length === 0 ? '' : ` Did you mean ${found.map(([token, name]) => `${q(name)} for ${q(token)}`).join(', ')}?`;
+};
+
 export const specPending = (spec: string, pending: readonly string[], a: Available): Diagnostic => ({
   code: 'NEMO_LENS_SPEC_PENDING',
-  message: `nemo-lens: span-group spec ${specShown(spec)} names ${pendingShown(pending)}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). ${available(a)}`,
+  message: `nemo-lens: span-group spec ${specShown(spec)} names ${pendingShown(pending)}, which nothing in this process registers; pending until a library registers it (fine when another process of the job owns it; otherwise a typo). ${available(a)}${didYouMean(pending, a)}`,
 });
 
 export const specResolvedEmpty = (spec: string, a: Available): Diagnostic => ({
