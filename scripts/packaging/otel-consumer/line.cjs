@@ -11,7 +11,8 @@ const nemo = require('nemo-lens');
 
 const mode = process.argv[2];
 const warnings = [];
-nemo.onWarning((warning) => warnings.push(warning.code));
+// NO_RANK (a setup that names no rank) is held by the suite's parity-identity spec, not here.
+nemo.onWarning((warning) => warning.code !== 'NEMO_LENS_NO_RANK' && warnings.push(warning.code));
 nemo.SpanRegistry.register('consumer', ['job', 'step']);
 
 function work() {
