@@ -71,7 +71,8 @@ export interface Jaeger {
   /** The spans Jaeger holds for a trace ([] when it has none). */
   trace(traceId: string): Promise<DecodedSpan[]>;
   /** Poll the trace until it holds at least `count` spans or `timeoutMs` passes; returns what it holds then. */
-  waitForTrace(traceId: string, count: number, timeoutMs?: number): Promise<DecodedSpan[]>;
+  /** The trace's spans once `count` of them pass `counted` (default: all count), or at the timeout. */
+  waitForTrace(traceId: string, count: number, timeoutMs?: number, counted?: (span: DecodedSpan) => boolean): Promise<DecodedSpan[]>;
   stop(): Promise<void>;
 }
 
@@ -248,11 +249,11 @@ async function startOnce(binary: string, options: JaegerOptions): Promise<Jaeger
     queryUrl,
     log: () => output,
     trace,
-    async waitForTrace(traceId, count, timeoutMs = 15_000) {
+    async waitForTrace(traceId, count, timeoutMs = 15_000, counted = () => true) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const spans = await trace(traceId);
-        if (spans.length >= count || Date.now() > deadline) return spans;
+        if (spans.filter(counted).length >= count || Date.now() > deadline) return spans;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },
