@@ -1,8 +1,9 @@
 /**
  * Real bundles of an app that imports the installed package (consumer/bundle-app.mjs), built
- * with this checkout's esbuild (ESM and CommonJS output) and webpack 5, then run where a bundle
- * really runs: beside the node_modules it was built from, alone in an empty directory, and in a
- * directory that has only the platform package installed.
+ * with this checkout's esbuild (ESM and CommonJS output, and ESM with the README's `require`
+ * banner), webpack 5 and bun build, then run under Node where a bundle really runs: beside the
+ * node_modules it was built from, alone in an empty directory, and in a directory that has
+ * only the platform package installed.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -16,10 +17,17 @@ export interface Bundle {
   readonly file: string;
   /** Warnings the bundler printed. */
   readonly warnings: readonly string[];
+  /** Whether the node_modules it was built from are still beside it (bun build's copy is removed). */
+  readonly besideItsNodeModules: boolean;
+  /** What `setupTelemetry` does in it: loads the SDK, or refuses with a coded error. */
+  readonly setup: 'ok' | 'ERR_NEMO_LENS_BUNDLE_WITHOUT_REQUIRE';
 }
 
 const ESBUILD = require.resolve('esbuild', { paths: [ROOT] });
 const WEBPACK = require.resolve('webpack', { paths: [ROOT] });
+const BUN = path.join(ROOT, 'node_modules', '.bin', 'bun');
+/** The README's recipe for an ESM bundle that sets telemetry up: a `require` for the SDK. */
+const REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** Build the app of `project` with each bundler into `<project>/bundles/`. */
 export async function buildBundles(project: string, options: { external?: boolean } = {}): Promise<Bundle[]> {
@@ -27,8 +35,15 @@ export async function buildBundles(project: string, options: { external?: boolea
   const entry = path.join(project, 'bundle-app.mjs');
   const esbuild = require(ESBUILD) as typeof import('esbuild');
   const bundles: Bundle[] = [];
-  for (const format of options.external ? (['esm'] as const) : (['esm', 'cjs'] as const)) {
-    const file = path.join(outdir, `esbuild-${format}.${format === 'esm' ? 'mjs' : 'cjs'}`);
+  const variants = options.external
+    ? [{ format: 'esm' as const, banner: false }]
+    : [
+        { format: 'esm' as const, banner: false },
+        { format: 'esm' as const, banner: true },
+        { format: 'cjs' as const, banner: false },
+      ];
+  for (const { format, banner } of variants) {
+    const file = path.join(outdir, `esbuild-${format}${banner ? '-banner' : ''}.${format === 'esm' ? 'mjs' : 'cjs'}`);
     const result = await esbuild.build({
       entryPoints: [entry],
       bundle: true,
@@ -38,11 +53,33 @@ export async function buildBundles(project: string, options: { external?: boolea
       logLevel: 'silent',
       absWorkingDir: project,
       external: options.external ? ['nemo-lens'] : [],
+      ...(banner ? { banner: { js: REQUIRE_BANNER } } : {}),
     });
-    bundles.push({ name: `esbuild --format=${format}${options.external ? ' --external:nemo-lens' : ''}`, file, warnings: result.warnings.map((w) => w.text) });
+    const name = `esbuild --format=${format}${banner ? ' --banner:js=<createRequire>' : ''}${options.external ? ' --external:nemo-lens' : ''}`;
+    const setup = format === 'esm' && !banner && !options.external ? 'ERR_NEMO_LENS_BUNDLE_WITHOUT_REQUIRE' : 'ok';
+    bundles.push({ name, file, warnings: result.warnings.map((w) => w.text), besideItsNodeModules: true, setup });
   }
-  if (!options.external) bundles.push(await webpackBundle(project, entry, outdir));
+  if (!options.external) bundles.push(await webpackBundle(project, entry, outdir), bunBundle(project));
   return bundles;
+}
+
+/**
+ * bun build writes the build machine's path of each bundled file into the bundle (`__dirname`),
+ * so it is built in a copy of the project whose node_modules is then removed, as on another
+ * machine.
+ */
+function bunBundle(project: string): Bundle {
+  const copy = `${project}-bun-build`;
+  fs.rmSync(copy, { recursive: true, force: true });
+  fs.mkdirSync(copy);
+  for (const entry of ['package.json', 'bundle-app.mjs', 'node_modules']) {
+    fs.cpSync(path.join(project, entry), path.join(copy, entry), { recursive: true, verbatimSymlinks: true });
+  }
+  const file = path.join(copy, 'bundles', 'bun.mjs');
+  const built = run(BUN, ['build', 'bundle-app.mjs', '--target=node', `--outfile=${file}`], { cwd: copy });
+  fs.rmSync(path.join(copy, 'node_modules'), { recursive: true, force: true });
+  const warnings = built.stderr.split('\n').filter((line) => /warn/i.test(line));
+  return { name: 'bun build --target=node', file, warnings, besideItsNodeModules: false, setup: 'ok' };
 }
 
 async function webpackBundle(project: string, entry: string, outdir: string): Promise<Bundle> {
@@ -63,24 +100,25 @@ async function webpackBundle(project: string, entry: string, outdir: string): Pr
   });
   const info = stats.toJson({ all: false, errors: true, warnings: true });
   assert.deepEqual(info.errors?.map((e) => e.message) ?? [], [], 'webpack errors');
-  return { name: 'webpack 5 (target node)', file: path.join(outdir, 'webpack.cjs'), warnings: info.warnings?.map((w) => w.message) ?? [] };
+  const warnings = info.warnings?.map((w) => w.message) ?? [];
+  return { name: 'webpack 5 (target node)', file: path.join(outdir, 'webpack.cjs'), warnings, besideItsNodeModules: true, setup: 'ok' };
 }
 
 export interface BundleRun {
-  readonly report: { backend?: string; nativeLoadError?: string | null; sameDefault?: boolean; error?: { code?: string; message?: string } };
+  readonly report: { backend?: string; nativeLoadError?: string | null; sameDefault?: boolean; setup?: string; error?: { code?: string; message?: string } };
   /** stderr lines that mention nemo-lens. */
   readonly notices: readonly string[];
 }
 
 /** Run `bundle` copied into `dir` (or where it was built when `dir` is undefined). */
-export function runBundle(bundle: Bundle, dir: string | undefined, env: NodeJS.ProcessEnv): BundleRun {
+export function runBundle(bundle: Bundle, dir: string | undefined, env: NodeJS.ProcessEnv, args: string[] = []): BundleRun {
   let file = bundle.file;
   if (dir !== undefined) {
     fs.mkdirSync(dir, { recursive: true });
     file = path.join(dir, path.basename(bundle.file));
     fs.copyFileSync(bundle.file, file);
   }
-  const result = run(NODE, [file], { cwd: path.dirname(file), env, allowFailure: true });
+  const result = run(NODE, [file, ...args], { cwd: path.dirname(file), env, allowFailure: true });
   const last = result.stdout.trim().split('\n').pop() ?? '';
   const notices = result.stderr.split('\n').filter((line) => /nemo-lens|NEMO_LENS/.test(line));
   // An import that throws (NEMO_LENS_BACKEND=native without a binary) prints Node's report of the error instead.
@@ -120,9 +158,13 @@ export async function checkBundles(check: BundleCheck): Promise<void> {
     const warnings = bundle.warnings.filter((w) => /find-binding|backends\/native/.test(w));
     assert.deepEqual(warnings, [], `${label}: warnings about the native loader`);
 
-    const inPlace = runBundle(bundle, undefined, env());
+    const inPlace = runBundle(bundle, undefined, env(), ['setup']);
     assert.equal(inPlace.report.sameDefault, true, `${label}: the default import holds the named exports`);
-    if (check.withBinary) {
+    assert.equal(inPlace.report.setup, bundle.setup, `${label}: setupTelemetry`);
+    if (!bundle.besideItsNodeModules) {
+      assert.equal(inPlace.report.backend, 'js', `${label}, built on a machine whose node_modules is gone: TypeScript core`);
+      assertOneNotice(inPlace, `${label}, built elsewhere`);
+    } else if (check.withBinary) {
       assert.deepEqual([inPlace.report.backend, inPlace.notices], ['native', []], `${label}, beside its node_modules: native core, silent`);
     } else {
       assert.equal(inPlace.report.backend, 'js', `${label}, no platform package: TypeScript core`);
@@ -147,7 +189,7 @@ export async function checkBundles(check: BundleCheck): Promise<void> {
       platformOnly = '; beside only the platform package: native';
     }
     const built = bundle.warnings.length === 0 ? 'no warnings' : `${bundle.warnings.length} warning(s) not about the loader`;
-    log(`${label} (${built}): in place ${inPlace.report.backend}; alone js with one warning line${platformOnly}`);
+    log(`${label} (${built}): in place ${inPlace.report.backend}, setup ${inPlace.report.setup}; alone js with one warning line${platformOnly}`);
   }
   if (check.withBinary) {
     const [external] = await buildBundles(project, { external: true });
