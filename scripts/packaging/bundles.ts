@@ -76,7 +76,7 @@ function bunBundle(project: string): Bundle {
     fs.cpSync(path.join(project, entry), path.join(copy, entry), { recursive: true, verbatimSymlinks: true });
   }
   const file = path.join(copy, 'bundles', 'bun.mjs');
-  const built = run(BUN, ['build', 'bundle-app.mjs', '--target=node', `--outfile=${file}`], { cwd: copy });
+  const built = run(BUN, ['build', 'bundle-app.mjs', '--target=node', `--outfile=${file}`], { cwd: copy, env: { ...process.env, DO_NOT_TRACK: '1' } });
   fs.rmSync(path.join(copy, 'node_modules'), { recursive: true, force: true });
   const warnings = built.stderr.split('\n').filter((line) => /warn/i.test(line));
   return { name: 'bun build --target=node', file, warnings, besideItsNodeModules: false, setup: 'ok' };

@@ -15,6 +15,9 @@ import { ROOT } from './paths';
 
 const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 
+/** No network of their own: Deno's update check and prompts, Bun's crash reports and telemetry. */
+const QUIET = { NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1', DO_NOT_TRACK: '1' };
+
 export interface RuntimeCase {
   readonly runtime: 'bun' | 'deno';
   readonly flags: readonly string[];
@@ -38,10 +41,10 @@ export function checkRuntimes(dir: string, withBinary: boolean, env: NodeJS.Proc
   const lines: string[] = [];
   const versions = new Map<string, string>();
   for (const { runtime, flags, expected, setup } of runtimeCases(withBinary)) {
-    if (!versions.has(runtime)) versions.set(runtime, run(bin(runtime), ['--version'], { cwd: dir, env }).stdout.trim().split('\n')[0]!);
+    if (!versions.has(runtime)) versions.set(runtime, run(bin(runtime), ['--version'], { cwd: dir, env: { ...env, ...QUIET } }).stdout.trim().split('\n')[0]!);
     const args = runtime === 'deno' ? ['run', '--quiet', ...flags] : [];
     const script = ['runtime-smoke.mjs', expected, ...(setup ? ['setup'] : [])];
-    const result = run(bin(runtime), [...args, ...script], { cwd: dir, env: { ...env, NO_COLOR: '1' } });
+    const result = run(bin(runtime), [...args, ...script], { cwd: dir, env: { ...env, ...QUIET } });
     const shown = [runtime, ...args, ...script].join(' ');
     lines.push(`${versions.get(runtime)}: \`${shown}\`: ${result.stdout.trim().split('\n').pop()}`);
   }

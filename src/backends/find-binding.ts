@@ -51,9 +51,10 @@ function ownDirectory(): string | undefined {
   }
 }
 
+/** `require(id)` failed because `id` itself is missing (not something it requires in turn). */
 function isNotFound(error: unknown, id: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === 'MODULE_NOT_FOUND' && typeof message === 'string' && message.includes(id);
+  return code === 'MODULE_NOT_FOUND' && typeof message === 'string' && message.split('\n', 1)[0]!.includes(id);
 }
 
 export function findBinding(): FoundBinding {
@@ -66,7 +67,7 @@ export function findBinding(): FoundBinding {
       return { ok: true, binding: req(loader) as BindingModule, bundled: false };
     } catch (error) {
       // The package's loader is there but found no binary: its error says what it tried.
-      if (!isNotFound(error, 'binding.cjs')) return { ok: false, error: asError(error), bundled: false };
+      if (!isNotFound(error, loader)) return { ok: false, error: asError(error), bundled: false };
     }
   }
   return findFromBundle();
