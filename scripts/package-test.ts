@@ -173,13 +173,13 @@ function standaloneTypes(dir: string): void {
   for (const tsc of compilers(path.dirname(dir))) {
     const version = run(NODE, [tsc, '--version'], { cwd: dir }).stdout.trim();
     const major = Number(/(\d+)\./.exec(version)?.[1]);
-    const resolutions = major >= 7 ? ['node16', 'nodenext', 'bundler'] : ['node16', 'nodenext', 'bundler', 'node10'];
+    const resolutions = major >= 7 ? ['node16', 'nodenext', 'bundler', 'skiplibcheck'] : ['node16', 'nodenext', 'bundler', 'node10', 'skiplibcheck'];
     for (const resolution of resolutions) {
       const config = resolution === 'node16' ? 'tsconfig.standalone.json' : `tsconfig.standalone-${resolution}.json`;
       run(NODE, [tsc, '-p', config], { cwd: dir });
     }
     run(NODE, [tsc, '-p', 'tsconfig.legacy.json', '--noEmit'], { cwd: dir });
-    log(`${version}, types [], no @types/node, skipLibCheck false: ${resolutions.join(', ')} and experimentalDecorators: no errors`);
+    log(`${version}, types [], no @types/node, skipLibCheck false: ${resolutions.join(', ')} (node16 again with skipLibCheck) and experimentalDecorators: no errors`);
   }
   run(NODE, [binOf('typescript'), '-p', 'tsconfig.legacy.json'], { cwd: dir });
   node(dir, [path.join('legacy-out', 'legacy-decorators.js')]);
