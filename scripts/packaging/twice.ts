@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NODE, run } from './exec';
 import { npmPack } from './pack';
+import { readJson } from './paths';
 
 /** `mylib` at `version`: registers its groups at import and exports a gated site. */
 function writeLibrary(dir: string, version: string, groups: string[]): void {
@@ -55,8 +56,9 @@ console.log(JSON.stringify({
 `;
 
 export function checkInstalledTwice(dir: string, env: NodeJS.ProcessEnv): string[] {
-  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', 'other', 'node_modules', 'mylib', 'package.json'), 'utf8')).version, '1.0.0');
-  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', 'mylib', 'package.json'), 'utf8')).version, '2.0.0');
+  const versionAt = (...where: string[]) => readJson<{ version: string }>(path.join(dir, 'node_modules', ...where, 'package.json')).version;
+  assert.equal(versionAt('other', 'node_modules', 'mylib'), '1.0.0', 'npm installed the copy other bundles');
+  assert.equal(versionAt('mylib'), '2.0.0');
   fs.writeFileSync(path.join(dir, 'host.cjs'), HOST);
   const ok = run(NODE, ['host.cjs'], { cwd: dir, env });
   const report = JSON.parse(ok.stdout.trim()) as { versions: string[]; namespaces: string[]; gated: boolean[] };
