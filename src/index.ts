@@ -93,6 +93,7 @@ export const extractContext = propagation.extractContext;
 export const injectContext = propagation.injectContext;
 export type { CarrierFormat, EnvWithTraceContextOptions, ExtractOptions, InjectOptions } from './telemetry/propagation';
 
+/** @function */
 export const encodeResourceAttributes = resourceEncoding.encodeResourceAttributes;
 export type { EncodableAttributes, EncodableValue } from './telemetry/resource-encoding';
 
@@ -147,6 +148,7 @@ const lens: Omit<typeof import('./index'), 'default'> = {
   envWithTraceContext,
   extractContext,
   injectContext,
+  encodeResourceAttributes,
   backend,
   nativeLoadError,
   version,
