@@ -5,9 +5,10 @@
  *
  * Deno runs first with no permission at all (importing must need none: a refused env read is
  * unset, the native loader's refusal is a fallback), then with the permissions README
- * "Bundlers and runtimes" documents: `--allow-env --allow-sys=hostname` for a setup (config
- * and resource attributes from the environment, `host.name`), and `--allow-env --allow-read
- * --allow-ffi` for the native core (napi-rs's loader reads env and /usr/bin/ldd, then dlopens).
+ * "Bundlers and runtimes" documents: `--allow-env --allow-sys=hostname --allow-read` for a
+ * setup (config and resource attributes from the environment, `host.name`, the deployment
+ * detection's file checks), and `--allow-env --allow-read --allow-ffi` for the native core
+ * (napi-rs's loader reads env and /usr/bin/ldd, then dlopens).
  */
 import * as path from 'node:path';
 import { run } from './exec';
@@ -31,7 +32,7 @@ export function runtimeCases(withBinary: boolean): RuntimeCase[] {
     { runtime: 'bun', flags: [], expected: native, setup: false },
     { runtime: 'bun', flags: [], expected: native, setup: true },
     { runtime: 'deno', flags: [], expected: 'js', setup: false },
-    { runtime: 'deno', flags: ['--allow-env', '--allow-sys=hostname'], expected: 'js', setup: true },
+    { runtime: 'deno', flags: ['--allow-env', '--allow-sys=hostname', '--allow-read'], expected: 'js', setup: true },
     { runtime: 'deno', flags: ['--allow-env', '--allow-read', '--allow-ffi'], expected: native, setup: false },
   ];
 }
