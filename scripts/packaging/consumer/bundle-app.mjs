@@ -16,7 +16,8 @@ const report = { backend, nativeLoadError: nativeLoadError?.message ?? null, sam
 // No top-level await: the same source is bundled to CommonJS too.
 if (globalThis.process.argv[2] === 'setup') {
   try {
-    const handle = setupTelemetry({ enabled: true, spanGroups: 'all', exporter: 'none' });
+    // A rank, as a job's process has one (without it the setup warns NEMO_LENS_NO_RANK).
+    const handle = setupTelemetry({ enabled: true, spanGroups: 'all', exporter: 'none' }, { resourceAttributes: { 'dl.rank': 0 } });
     report.setup = STEP.enabled ? 'ok' : 'not enabled';
     handle.shutdown().then(() => console.log(JSON.stringify(report)));
   } catch (error) {
