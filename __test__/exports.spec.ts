@@ -25,3 +25,12 @@ test('dist/index.js exports only data properties, in fast mode', (t) => {
   };
   t.deepEqual(out, { fast: true, getters: [], managedSpan: 'function' });
 });
+
+test('each entry has a default export holding every runtime export, as @opentelemetry/api does', (t) => {
+  for (const name of ['index', 'fallbacks', 'testing']) {
+    const m = require(path.join(__dirname, '..', 'dist', `${name}.js`)) as Record<string, unknown> & { default: Record<string, unknown> };
+    const named = Object.keys(m).filter((key) => key !== 'default' && key !== '__esModule');
+    t.deepEqual(Object.keys(m.default).sort(), named.sort(), `${name}: the default export's keys`);
+    for (const key of named) t.is(m.default[key], m[key], `${name}: default.${key} is the named export`);
+  }
+});

@@ -41,6 +41,8 @@ test('fallbacks are closed gates that run the callback', async (t) => {
   const fn = async (a: number) => a + 1;
   t.is(fallbacks.traceFn('step', 'x')(fn), fn);
   t.is(await fallbacks.traceFn('step', 'x')(fn)(1), 2);
+  const descriptor = { value: fn, writable: true, enumerable: false, configurable: true };
+  t.is(fallbacks.traceFn('step', 'x')({}, 'method', descriptor), descriptor, 'a legacy method decorator keeps the method');
   t.false(fallbacks.isSpanGroupEnabled('step'));
   t.notThrows(() => fallbacks.safeSetSpanAttributes(undefined, { a: 1 }));
   fallbacks.SpanRegistry.register('ns', ['a']);

@@ -228,6 +228,34 @@ test.serial('traceFn as a TC39 method decorator', (t) => {
   );
 });
 
+test.serial('traceFn as a legacy (experimentalDecorators) method decorator', (t) => {
+  // What TypeScript's legacy emit does for `@traceFn(...)` on a method: call the decorator with
+  // (prototype, key, descriptor) and define the method with the descriptor it returns.
+  class Trainer {
+    constructor(private readonly lr: number) {}
+    optimizerStep(grad: number): number {
+      return grad * this.lr;
+    }
+  }
+  const key = 'optimizerStep';
+  const descriptor = Object.getOwnPropertyDescriptor(Trainer.prototype, key)!;
+  const decorated = traceFn('step', 'optimizer_step')(Trainer.prototype, key, descriptor);
+  t.not(decorated.value, descriptor.value, 'the method is wrapped');
+  t.is(decorated.writable, descriptor.writable);
+  t.is(decorated.enumerable, descriptor.enumerable);
+  Object.defineProperty(Trainer.prototype, key, decorated);
+  setSpanGroupSpec('step');
+  const trainer = new Trainer(0.5);
+  t.is(trainer.optimizerStep(4), 2, 'this and arguments reach the method');
+  t.is(Trainer.prototype.optimizerStep.name, 'optimizerStep');
+  t.deepEqual(
+    finished().map((span) => span.name),
+    ['optimizer_step'],
+  );
+  const getter = { get: () => 1, enumerable: false, configurable: true };
+  t.throws(() => traceFn('step', 'x')(Trainer.prototype, 'size', getter as never), { code: 'ERR_NEMO_LENS_INVALID_ARGUMENT', message: /experimentalDecorators/ });
+});
+
 test.serial('spanCm is ungated and current for fn', (t) => {
   const result = spanCm('setup-phase', (span) => {
     t.is(trace.getActiveSpan(), span);

@@ -11,6 +11,11 @@
  *     dependencies on every platform package, none of them available): the same consumers
  *     run on the TypeScript core, the fallback is silent unless NEMO_LENS_DEBUG is set, and
  *     NEMO_LENS_BACKEND=native fails with a clear error.
+ *  5. In the field (packaging/bundles.ts, runtimes.ts, twice.ts): esbuild (ESM, CommonJS) and
+ *     webpack bundles run in place, alone and beside only the platform package; Bun and Deno
+ *     run a smoke test; the shipped declarations type-check with no Node types at all under
+ *     TypeScript 5.0, this project's and 7, and legacy decorators compile and run; a library
+ *     installed twice does not take its host down.
  *
  *  5. Both OpenTelemetry JS lines (2.x, 3.x): a host project with @opentelemetry/sdk-node of that
  *     line adds the tarballs from the registry (scripts/packaging/otel-lines.ts).
@@ -28,12 +33,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkNpmDirs } from './check-npm-dirs';
 import { packProblems } from './check-packable';
+import { checkBundles } from './packaging/bundles';
 import { createConsumer, type Installed } from './packaging/consumer';
 import { NODE, run, type RunResult } from './packaging/exec';
 import { lockedClosure, type LockedPackage } from './packaging/lockfile';
 import { OTEL_LINES, testOtelLine } from './packaging/otel-lines';
 import { packAsReleased, packMain, packPlatform, type Tarball } from './packaging/pack';
 import { ROOT, binOf, binaryFile, builtTarget } from './packaging/paths';
+import { checkRuntimes } from './packaging/runtimes';
+import { checkInstalledTwice, libraryTarballs } from './packaging/twice';
 
 const CONSUMER_SOURCES = path.join(__dirname, 'packaging', 'consumer');
 const VECTORS = path.join(ROOT, '__test__', 'fixtures', 'conformance');
@@ -48,6 +56,15 @@ function step<T>(title: string, body: () => T): T {
   timings.push([title, ms]);
   return result;
 }
+
+async function asyncStep(title: string, body: () => Promise<void>): Promise<void> {
+  process.stdout.write(`== ${title}\n`);
+  const started = performance.now();
+  await body();
+  timings.push([title, Math.round(performance.now() - started)]);
+}
+
+const log = (line: string) => console.log(`   ${line}`);
 
 /** The environment of a consumer process: none of this shell's nemo-lens, napi-rs or Node settings. */
 function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -98,24 +115,28 @@ function lint(main: Tarball): void {
   console.log(`   attw: ${attw.stdout.match(/No problems found[^\n]*/)![0]}`);
 }
 
-/** The oldest TypeScript 5.x a consumer may use, next to this project's own. */
+/**
+ * The oldest TypeScript 5.x a consumer may use and the newest (npm's latest, 7: the native
+ * port, which loads no @types package unless `types` lists it), next to this project's own.
+ */
 const OLDEST_TYPESCRIPT = '5.0.4';
-let oldestTsc: string | undefined;
+const NEWEST_TYPESCRIPT = '7.0.2';
+let installedTsc: string[] | undefined;
 
 /**
- * This project's tsc, and TypeScript 5.0 installed beside the consumers on first use. (Not a
- * devDependency alias: its `tsc` command would shadow the project's in node_modules/.bin.)
+ * This project's tsc, TypeScript 5.0 and 7 installed beside the consumers on first use. (Not
+ * devDependency aliases: their `tsc` commands would shadow the project's in node_modules/.bin.)
  */
 function compilers(work: string): string[] {
-  if (oldestTsc === undefined) {
-    const prefix = path.join(work, `typescript-${OLDEST_TYPESCRIPT}`);
+  installedTsc ??= [OLDEST_TYPESCRIPT, NEWEST_TYPESCRIPT].map((version) => {
+    const prefix = path.join(work, `typescript-${version}`);
     fs.mkdirSync(prefix, { recursive: true });
-    run('npm', ['install', '--prefix', prefix, '--prefer-offline', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `typescript@${OLDEST_TYPESCRIPT}`], {
+    run('npm', ['install', '--prefix', prefix, '--prefer-offline', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `typescript@${version}`], {
       cwd: prefix,
     });
-    oldestTsc = path.join(prefix, 'node_modules', 'typescript', 'bin', 'tsc');
-  }
-  return [binOf('typescript'), oldestTsc];
+    return path.join(prefix, 'node_modules', 'typescript', 'bin', 'tsc');
+  });
+  return [installedTsc[0]!, binOf('typescript'), installedTsc[1]!];
 }
 
 function typeCheck(dir: string): void {
@@ -128,6 +149,40 @@ function typeCheck(dir: string): void {
       console.log(`   tsc --noEmit (${version}), moduleResolution ${resolution}: no errors`);
     }
   }
+}
+
+/** Node's types in a shipped declaration: the NodeJS namespace, a `node` reference, a node: import. */
+const NODE_TYPES = /\bNodeJS\.|reference\s+types=["']node["']|from\s+["']node:|import\(["']node:/;
+
+/**
+ * The shipped declarations with no Node types at all (this project has no @types/node):
+ * `types: []`, lib es2022, skipLibCheck false, every module resolution the package supports
+ * (node10 up to TypeScript 6; 7 removed it), each compiler. Then legacy decorators: checked by
+ * each compiler, compiled by this project's and run.
+ */
+function standaloneTypes(dir: string): void {
+  assert.ok(!fs.existsSync(path.join(dir, 'node_modules', '@types', 'node')), 'this project must not have @types/node');
+  const shipped = path.join(dir, 'node_modules', 'nemo-lens');
+  const declarations = fs
+    .readdirSync(shipped, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.d\.(c|m)?ts$/.test(file) && !file.startsWith('node_modules'));
+  const withNodeTypes = declarations.filter((file) => NODE_TYPES.test(fs.readFileSync(path.join(shipped, file), 'utf8')));
+  assert.deepEqual(withNodeTypes, [], 'shipped declarations that use Node types');
+  log(`${declarations.length} shipped declaration files name no Node type`);
+  fs.copyFileSync(path.join(dir, 'standalone.ts'), path.join(dir, 'standalone.mts'));
+  for (const tsc of compilers(path.dirname(dir))) {
+    const version = run(NODE, [tsc, '--version'], { cwd: dir }).stdout.trim();
+    const major = Number(/(\d+)\./.exec(version)?.[1]);
+    const resolutions = major >= 7 ? ['node16', 'nodenext', 'bundler', 'skiplibcheck'] : ['node16', 'nodenext', 'bundler', 'node10', 'skiplibcheck'];
+    for (const resolution of resolutions) {
+      const config = resolution === 'node16' ? 'tsconfig.standalone.json' : `tsconfig.standalone-${resolution}.json`;
+      run(NODE, [tsc, '-p', config], { cwd: dir });
+    }
+    run(NODE, [tsc, '-p', 'tsconfig.legacy.json', '--noEmit'], { cwd: dir });
+    log(`${version}, types [], no @types/node, skipLibCheck false: ${resolutions.join(', ')} (node16 again with skipLibCheck) and experimentalDecorators: no errors`);
+  }
+  run(NODE, [binOf('typescript'), '-p', 'tsconfig.legacy.json'], { cwd: dir });
+  node(dir, [path.join('legacy-out', 'legacy-decorators.js')]);
 }
 
 function withBinary(work: string, target: string, main: Tarball, platform: Tarball, locked: LockedPackage[], direct: LockedPackage[]): Installed {
@@ -156,7 +211,19 @@ function withBinary(work: string, target: string, main: Tarball, platform: Tarba
     assert.deepEqual(report.pending, [{ token: 'per_stpe', suggestion: 'per_step' }]);
     console.log('   npx nemo-lens explain per_stpe,layer: enabled layer; "per_stpe": did you mean "per_step"?');
   });
+  step('with the binary: Bun and Deno', () => checkRuntimes(dir, true, consumerEnv()).forEach(log));
   return installed;
+}
+
+/** Bundles of the with-binary project, also run beside a project that has only the platform package. */
+async function bundlesWithBinary(work: string, platform: Tarball): Promise<void> {
+  const platformOnly = path.join(work, 'platform-only');
+  step(`install ${path.basename(platform.file)} alone offline`, () =>
+    createConsumer({ dir: platformOnly, tarballs: [platform.file], direct: [], locked: [], files: [] }),
+  );
+  await asyncStep('with the binary: esbuild and webpack bundles', () =>
+    checkBundles({ project: path.join(work, 'with-binary'), withBinary: true, platformOnly, env: consumerEnv, log }),
+  );
 }
 
 function withoutBinary(work: string, target: string, released: Tarball, locked: LockedPackage[], direct: LockedPackage[]): Installed {
@@ -187,7 +254,18 @@ function withoutBinary(work: string, target: string, released: Tarball, locked: 
     assert.equal(forced.report.error?.code, 'ERR_NEMO_LENS_NATIVE_UNAVAILABLE', 'NEMO_LENS_BACKEND=native without a binary throws');
     console.log(`   NEMO_LENS_BACKEND=native throws ${forced.report.error?.code}`);
   });
+  step('without the binary (and without @types/node): standalone types, legacy decorators', () => standaloneTypes(dir));
+  step('without the binary: Bun and Deno', () => checkRuntimes(dir, false, consumerEnv()).forEach(log));
   return installed;
+}
+
+function installedTwice(work: string, released: Tarball, locked: LockedPackage[], direct: LockedPackage[]): void {
+  const dir = path.join(work, 'installed-twice');
+  const libraries = libraryTarballs(path.join(work, 'libraries'), path.join(work, 'tarballs'));
+  step('a library installed twice (mylib 2.0.0, and 1.0.0 inside other)', () => {
+    createConsumer({ dir, tarballs: [released.file, ...libraries], direct, locked, files: [] });
+    checkInstalledTwice(dir, consumerEnv()).forEach(log);
+  });
 }
 
 /** The runtime consumers of both projects under other Node binaries. */
@@ -220,7 +298,7 @@ function kB(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} kB`;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const started = performance.now();
   const target = builtTarget();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'nemo-lens-package-test-'));
@@ -244,7 +322,12 @@ function main(): void {
     const locked = lockedClosure(['@types/node']);
     const api = find(locked, '@opentelemetry/api');
     const a = withBinary(work, target, main, platform, locked, [api, find(locked, '@types/node')]);
+    await bundlesWithBinary(work, platform);
     const b = withoutBinary(work, target, released, lockedClosure(), [api]);
+    await asyncStep('without the binary: esbuild and webpack bundles', () =>
+      checkBundles({ project: path.join(work, 'without-binary'), withBinary: false, env: consumerEnv, log }),
+    );
+    installedTwice(work, released, lockedClosure(), [api]);
     underOtherNodes(work);
     for (const line of OTEL_LINES) {
       step(`beside a host on ${line.label}: install, one SDK copy, spans end to end`, () => {
@@ -266,9 +349,7 @@ function main(): void {
   }
 }
 
-try {
-  main();
-} catch (error) {
+main().catch((error: unknown) => {
   console.error(`\ntest:package failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
-}
+});

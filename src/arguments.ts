@@ -2,9 +2,33 @@
  * Argument checks shared by the facade. Backends only ever see well-formed strings and
  * arrays: wrong types fail here with a coded TypeError, before any state changes.
  */
-import { isMap, isStringObject } from 'node:util/types';
-
 import { NemoLensTypeError, describe } from './errors';
+
+// Brand checks by the built-ins' own accessors, which throw for anything without the internal
+// slot, whatever its prototype or realm: what node:util/types answers, without importing a
+// Node built-in at load time (an esbuild ESM bundle cannot require one).
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size')!.get!;
+const stringValueOf = String.prototype.valueOf;
+
+function isMap(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    mapSize.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isStringObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    stringValueOf.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A name: a string with no lone surrogates (both backends must see the same characters). */
 export function checkName(value: unknown, what: string): string {

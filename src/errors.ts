@@ -14,7 +14,8 @@ export type NemoLensErrorCode =
   | 'ERR_NEMO_LENS_INVALID_ARGUMENT'
   | 'ERR_NEMO_LENS_INVALID_CONFIG'
   | 'ERR_NEMO_LENS_ALREADY_INITIALIZED'
-  | 'ERR_NEMO_LENS_NATIVE_UNAVAILABLE';
+  | 'ERR_NEMO_LENS_NATIVE_UNAVAILABLE'
+  | 'ERR_NEMO_LENS_BUNDLE_WITHOUT_REQUIRE';
 
 export class NemoLensError extends Error {
   readonly code: NemoLensErrorCode;

@@ -36,7 +36,10 @@ export function spanCm<T>(_name: string, a: ManagedSpanOptions | ((span: Span | 
 }
 
 export function traceFn(_group: SpanGroupLike, _name: string, _options?: ManagedSpanOptions): TraceFnDecorator {
-  return <F>(fn: F): F => fn;
+  // The function unchanged; a legacy method decorator (prototype, key, descriptor) gets its descriptor back.
+  return function decorate(fn: unknown, _context?: unknown, descriptor?: unknown): unknown {
+    return arguments.length === 3 && typeof descriptor === 'object' && descriptor !== null ? descriptor : fn;
+  } as TraceFnDecorator;
 }
 
 export function safeSetSpanAttributes(
@@ -75,3 +78,18 @@ export const SpanRegistry = Object.freeze({
     return { enabled: nothing, pending: nothing };
   },
 });
+
+/**
+ * The default export: every runtime export in one object, as `@opentelemetry/api` offers
+ * (`import lens from 'nemo-lens/fallbacks'`, or `require('nemo-lens/fallbacks').default`). Its type is this module's
+ * own, less `default`: leaving an export out of it fails to compile.
+ */
+const lens: Omit<typeof import('./fallbacks'), 'default'> = {
+  isSpanGroupEnabled,
+  managedSpan,
+  spanCm,
+  traceFn,
+  safeSetSpanAttributes,
+  SpanRegistry,
+};
+export default lens;

@@ -62,13 +62,13 @@ function createShared(): SharedState {
   };
 }
 
-function attach(): { state: SharedState; incompatible: string[] } {
+function attach(): { state: SharedState; incompatible: string[]; created: boolean } {
   const slot = globalThis as Record<symbol, SharedState | undefined>;
   const existing = slot[KEY];
-  if (existing !== undefined && existing.format === STATE_FORMAT) return { state: existing, incompatible: [] };
+  if (existing !== undefined && existing.format === STATE_FORMAT) return { state: existing, incompatible: [], created: false };
   const state = createShared();
   Object.defineProperty(globalThis, KEY, { value: state, configurable: true, writable: false, enumerable: false });
-  return { state, incompatible: otherFormats() };
+  return { state, incompatible: otherFormats(), created: true };
 }
 
 const attached = attach();
@@ -77,3 +77,6 @@ export const shared: SharedState = attached.state;
 
 /** Copies of nemo-lens in this realm whose state this copy cannot share (reported once by index.ts). */
 export const incompatibleCopies: readonly string[] = attached.incompatible;
+
+/** The bundle fallback line, for the copy that chose the backend only (reported once by index.ts). */
+export const bundleNotice: string | undefined = attached.created ? attached.state.bundleNotice : undefined;

@@ -268,10 +268,15 @@ export function spanCm<T>(name: string, a: ManagedSpanOptions | ((span: Span | u
 /* eslint-disable @typescript-eslint/no-explicit-any -- a decorator must accept any function. */
 type AnyFunction = (this: any, ...args: any[]) => any;
 
-/** A wrapper or TC39 method decorator from `traceFn`. */
+/**
+ * A wrapper or method decorator from `traceFn`: TC39 (TypeScript 5 standard decorators) or
+ * legacy (`experimentalDecorators`, as NestJS and TypeORM codebases use), which passes the
+ * prototype, the key and the property descriptor and takes back a descriptor.
+ */
 export interface TraceFnDecorator {
   <F extends AnyFunction>(fn: F): F;
   <F extends AnyFunction>(method: F, context: ClassMethodDecoratorContext): F;
+  <F extends AnyFunction>(target: object, propertyKey: string | symbol, descriptor: TypedPropertyDescriptor<F>): TypedPropertyDescriptor<F>;
 }
 
 /**
@@ -295,8 +300,7 @@ export function traceFn(group: SpanGroupLike, name: string, options?: ManagedSpa
   // one hidden class, monomorphic however many groups the process uses (a `table[group]`
   // read shared by all wrappers goes megamorphic as soon as two names exist; see bench/).
   const gate = typeof group === 'string' ? spanGroup(group) : group;
-  return function decorate<F extends AnyFunction>(fn: F): F {
-    checkCallback(fn, fn, 'traceFn(group, name)(fn)');
+  const wrap = (fn: AnyFunction): AnyFunction => {
     // The enabled path, in a function of its own for two reasons: `arguments` escaping into
     // runTraced would be materialised on every call, disabled ones included (`.apply(this,
     // arguments)` forwards them without); and called out of line (see out-of-line.ts), it keeps
@@ -311,6 +315,19 @@ export function traceFn(group: SpanGroupLike, name: string, options?: ManagedSpa
     };
     Object.defineProperty(traced, 'name', { value: fn.name, configurable: true });
     Object.defineProperty(traced, 'length', { value: fn.length, configurable: true });
-    return traced as unknown as F;
+    return traced;
   };
+  return function decorate(fn: unknown, _context?: unknown, descriptor?: PropertyDescriptor): unknown {
+    if (isLegacyMethodCall(arguments.length, descriptor)) {
+      checkCallback(descriptor.value, descriptor.value, '@traceFn(group, name) on a method (experimentalDecorators)');
+      return { ...descriptor, value: wrap(descriptor.value as AnyFunction) };
+    }
+    checkCallback(fn, fn, 'traceFn(group, name)(fn)');
+    return wrap(fn as AnyFunction);
+  } as TraceFnDecorator;
+}
+
+/** A legacy (`experimentalDecorators`) method decorator call: (prototype, key, descriptor). */
+function isLegacyMethodCall(count: number, descriptor: unknown): descriptor is PropertyDescriptor {
+  return count === 3 && typeof descriptor === 'object' && descriptor !== null;
 }

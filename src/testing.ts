@@ -61,3 +61,14 @@ export function setupTestTelemetry(options: TestTelemetryOptions = {}): TestTele
   );
   return { handle, exporter, spans: () => exporter.getFinishedSpans() };
 }
+
+/**
+ * The default export: every runtime export in one object, as `@opentelemetry/api` offers
+ * (`import lens from 'nemo-lens/testing'`, or `require('nemo-lens/testing').default`). Its type is this module's
+ * own, less `default`: leaving an export out of it fails to compile.
+ */
+const lens: Omit<typeof import('./testing'), 'default'> = {
+  resetTelemetry,
+  setupTestTelemetry,
+};
+export default lens;

@@ -3,8 +3,9 @@
  * tries `NAPI_RS_NATIVE_LIBRARY_PATH`, the local `nemo-lens.<platform>.node`, then the
  * `nemo-lens-<platform>` package; this wrapper only adds "keep the reason when none loads",
  * as one line that names every place tried (the generated message blames an npm bug instead).
+ * find-binding.ts finds that loader, in the package or from a bundle.
  */
-import * as path from 'node:path';
+import { findBinding } from './find-binding';
 import type { CoreState, Diagnostic, Outcome, Resolution } from './types';
 
 /** `null` (nothing to report), `["error", code, message]` or `["warnings", code, message, …]`. */
@@ -219,19 +220,17 @@ class NativeCore implements CoreState {
   }
 }
 
-export type NativeLoad = { ok: true; create: () => CoreState } | { ok: false; error: Error };
+/** `bundled`: this copy runs from a bundle, so the loader was looked for at run time. */
+export type NativeLoad = { ok: true; create: () => CoreState; bundled: boolean } | { ok: false; error: Error; bundled: boolean };
 
 export function loadNative(): NativeLoad {
-  try {
-    // Two levels up from both src/backends (tests) and dist/backends (the package).
-    const binding = require(path.join(__dirname, '..', '..', 'native', 'binding.cjs')) as Binding;
-    if (typeof binding.NativeState !== 'function') {
-      return { ok: false, error: new Error('the native binding loaded but exports no NativeState class') };
-    }
-    return { ok: true, create: () => new NativeCore(new binding.NativeState()) };
-  } catch (error) {
-    return { ok: false, error: loadFailure(error) };
+  const found = findBinding();
+  if (!found.ok) return { ok: false, error: loadFailure(found.error), bundled: found.bundled };
+  const binding = found.binding as unknown as Binding;
+  if (typeof binding.NativeState !== 'function') {
+    return { ok: false, error: new Error('the native binding loaded but exports no NativeState class'), bundled: found.bundled };
   }
+  return { ok: true, create: () => new NativeCore(new binding.NativeState()), bundled: found.bundled };
 }
 
 /**

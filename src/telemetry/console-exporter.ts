@@ -55,11 +55,17 @@ export function toConsoleRecord(span: ReadableSpan): ConsoleSpanRecord {
   return record;
 }
 
+/** What the exporter writes to: a Node `Writable` such as stdout (typed structurally, so the
+ * shipped declarations need no Node types). */
+export interface LineSink {
+  write(chunk: string, callback: (error?: Error | null) => void): unknown;
+}
+
 /** Writes to `stream` (default stdout); a JSON line per span, one write per batch. */
 export class ConsoleJsonSpanExporter implements SpanExporter {
   private stopped = false;
 
-  constructor(private readonly stream: NodeJS.WritableStream = process.stdout) {}
+  constructor(private readonly stream: LineSink = process.stdout) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     if (this.stopped) {

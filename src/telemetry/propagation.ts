@@ -167,8 +167,9 @@ export interface EnvWithTraceContextOptions extends Omit<InjectOptions, 'format'
  * A copy of `env` (default `process.env`) for a child process, carrying the active trace
  * and baggage (both spellings, see above) and, on request, resource attributes.
  */
-export function envWithTraceContext(env: Readonly<Record<string, string | undefined>> = process.env, options: EnvWithTraceContextOptions = {}): NodeJS.ProcessEnv {
-  const copy = { ...checkCarrier(env, 'envWithTraceContext(env)') } as NodeJS.ProcessEnv;
+export function envWithTraceContext(env: Readonly<Record<string, string | undefined>> = process.env, options: EnvWithTraceContextOptions = {}): Record<string, string | undefined> {
+  // A plain record rather than NodeJS.ProcessEnv (the same shape): the shipped types need no @types/node.
+  const copy = { ...checkCarrier(env, 'envWithTraceContext(env)') } as Record<string, string | undefined>;
   const { resourceAttributes, ...inject } = options ?? {};
   if (resourceAttributes !== undefined) {
     copy['OTEL_RESOURCE_ATTRIBUTES'] = encodeResourceAttributes(resourceAttributes, copy['OTEL_RESOURCE_ATTRIBUTES'] ?? '');
