@@ -47,7 +47,12 @@ export function workerEntry(): { file: string; typescript: boolean } | undefined
 export function spawnExportWorker(entry: { file: string; typescript: boolean }, init: WorkerInit): Worker {
   const options = { workerData: init, execArgv: withoutPreloads(process.execArgv), stdout: false, stderr: false };
   const worker = entry.typescript
-    ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(entry.file)});`, { ...options, eval: true })
+    ? // tsx is resolved inside the eval'd source, from the entry's folder: a literal require.resolve
+      // here would send bundlers (webpack) looking for tsx, a dev-only tool, in every bundle.
+      new Worker(
+        `const load = require('node:module').createRequire(${JSON.stringify(entry.file)}); load(load.resolve('tsx/cjs/api')).register(); load(${JSON.stringify(entry.file)});`,
+        { ...options, eval: true },
+      )
     : new Worker(entry.file, options);
   return worker;
 }
