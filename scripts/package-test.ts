@@ -162,6 +162,7 @@ const NODE_TYPES = /\bNodeJS\.|reference\s+types=["']node["']|from\s+["']node:|i
  */
 function standaloneTypes(dir: string): void {
   assert.ok(!fs.existsSync(path.join(dir, 'node_modules', '@types', 'node')), 'this project must not have @types/node');
+  fs.copyFileSync(path.join(dir, 'standalone.ts'), path.join(dir, 'standalone.mts'));
   // The public declarations: every shipped file the compiler reads for the three entry points
   // (internal modules' declarations ship too, but no public type leads to them).
   const shipped = path.join(dir, 'node_modules', 'nemo-lens') + path.sep;
@@ -174,7 +175,6 @@ function standaloneTypes(dir: string): void {
   const withNodeTypes = declarations.filter((file) => NODE_TYPES.test(fs.readFileSync(file, 'utf8'))).map((file) => file.slice(shipped.length));
   assert.deepEqual(withNodeTypes, [], 'public declarations that use Node types');
   log(`${declarations.length} public declaration files (what the entry points reach) name no Node type`);
-  fs.copyFileSync(path.join(dir, 'standalone.ts'), path.join(dir, 'standalone.mts'));
   for (const tsc of compilers(path.dirname(dir))) {
     const version = run(NODE, [tsc, '--version'], { cwd: dir }).stdout.trim();
     const major = Number(/(\d+)\./.exec(version)?.[1]);
