@@ -9,36 +9,15 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT_CONTEXT, propagation, trace, TraceFlags } from '@opentelemetry/api';
 import test from 'ava';
-import { NemoLensConfig, SpanRegistry, isSpanGroupEnabled, managedSpan, onWarning, setupTelemetry, type NemoLensWarning } from '../src/index';
+import { NemoLensConfig, SpanRegistry, isSpanGroupEnabled, managedSpan, setupTelemetry } from '../src/index';
 import { batchLimitsFromEnv, resetOtelEnvReports, spanLimitsFromEnv } from '../src/telemetry/otel-env';
 import { resetTelemetry, setupTestTelemetry } from '../src/testing';
 import { RecordingExporter } from './helpers/exporters';
+import { captureWarnings, withEnv } from './helpers/env-warnings';
 
 const run = promisify(execFile);
 const ROOT = path.join(__dirname, '..');
 
-function captureWarnings(): NemoLensWarning[] & { stop(): void } {
-  const warnings = [] as unknown as NemoLensWarning[] & { stop(): void };
-  // NO_RANK (a setup without a rank, see resource.ts) is held by parity-identity.spec.ts, not here.
-  warnings.stop = onWarning((warning) => void (warning.code !== 'NEMO_LENS_NO_RANK' && warnings.push(warning)));
-  return warnings;
-}
-
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T | Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
-  apply(vars);
-  try {
-    return await fn();
-  } finally {
-    apply(saved);
-  }
-}
 
 test.beforeEach(async () => {
   await resetTelemetry();

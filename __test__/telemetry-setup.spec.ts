@@ -8,14 +8,13 @@ import {
   enabledSpanGroups,
   isSpanGroupEnabled,
   managedSpan,
-  onWarning,
   setupTelemetry,
-  type NemoLensWarning,
 } from '../src/index';
 import { CryptoIdGenerator } from '../src/telemetry/ids';
 import { installTelemetry } from '../src/telemetry/setup';
 import { resetTelemetry, setupTestTelemetry } from '../src/testing';
 import { HangingExporter, RecordingExporter, SwitchableExporter, ThrowingExporter } from './helpers/exporters';
+import { captureWarnings, withEnv } from './helpers/env-warnings';
 
 const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
 const enabled = (spanGroups = 'all') => new NemoLensConfig({ enabled: true, spanGroups });
@@ -25,31 +24,10 @@ test.beforeEach(async () => {
   SpanRegistry.register('trainer', ['job', 'step', 'layer'], { default: ['job'], per_step: ['job', 'step'] });
 });
 
-function captureWarnings(): NemoLensWarning[] & { stop(): void } {
-  const warnings = [] as unknown as NemoLensWarning[] & { stop(): void };
-  warnings.stop = onWarning((warning) => void (warning.code !== 'NEMO_LENS_NO_RANK' && warnings.push(warning)));
-  return warnings;
-}
-
 function globalProvider(): unknown {
   return (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
 }
 
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T | Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
-  apply(vars);
-  try {
-    return await fn();
-  } finally {
-    apply(saved);
-  }
-}
 
 test.serial('an enabled setup registers a provider, applies the spec and sets the setup flag', async (t) => {
   const exporter = new RecordingExporter();
