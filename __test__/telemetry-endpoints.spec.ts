@@ -19,6 +19,7 @@ import { resetTelemetry } from '../src/testing';
 import { checkOtlpEnvironment } from '../src/telemetry/exporters';
 import { describeExportFailure } from '../src/telemetry/guarded-exporter';
 import { startCollector, type CollectorMode } from './helpers/collector';
+import { withEnvSync } from './helpers/env-warnings';
 
 test.beforeEach(async () => {
   await resetTelemetry();
@@ -28,19 +29,9 @@ test.after.always(() => resetTelemetry());
 
 const OTLP = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', 'OTEL_EXPORTER_OTLP_PROTOCOL'];
 
-function withEnv<T>(vars: Record<string, string>, fn: () => T): T {
-  const saved = Object.fromEntries(OTLP.map((key) => [key, process.env[key]]));
-  for (const key of OTLP) delete process.env[key];
-  Object.assign(process.env, vars);
-  try {
-    return fn();
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
+/** With only `vars` of the OTLP variables set. */
+const withEnv = <T>(vars: Record<string, string>, fn: () => T): T =>
+  withEnvSync({ ...Object.fromEntries(OTLP.map((key) => [key, undefined])), ...vars }, fn);
 
 const badSettings: Array<[string, string, RegExp]> = [
   ['OTEL_EXPORTER_OTLP_ENDPOINT', 'not a url', /OTEL_EXPORTER_OTLP_ENDPOINT="not a url" is not a URL/],

@@ -14,6 +14,7 @@ import test from 'ava';
 import { NemoLensError, SpanRegistry, enabledSpanGroups, onWarning, setupTelemetry, type NemoLensWarning } from '../src/index';
 import { resetTelemetry } from '../src/testing';
 import { firstSpecLine, pollSpecFile, specFileSettings, type SpecFileState } from '../src/telemetry/spec-file';
+import { withEnvSync } from './helpers/env-warnings';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nemo-lens-spec-file-'));
 test.after.always(async () => {
@@ -28,21 +29,6 @@ let counter = 0;
 const freshPath = () => path.join(dir, `spec-${++counter}.txt`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
-  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-  for (const [key, value] of Object.entries(vars)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
-  try {
-    return fn();
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
 
 test('the spec is the first non-blank line, trimmed, without a BOM', (t) => {
   t.is(firstSpecLine('\n  \r\n  default,extra  \nall\n'), 'default,extra');
@@ -96,24 +82,24 @@ test.serial('in process: setup takes the spec from the file (the config spec whi
   await resetTelemetry();
   SpanRegistry.register('trainer', ['base', 'extra'], { default: ['base'] });
   const file = freshPath();
-  withEnv({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true }));
+  withEnvSync({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true }));
   t.deepEqual([...enabledSpanGroups()], ['base'], 'missing: the config spec');
   fs.writeFileSync(file, '\nextra\n');
-  withEnv({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true }));
+  withEnvSync({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true }));
   t.deepEqual([...enabledSpanGroups()], ['extra'], 'the file wins over the config spec');
   fs.rmSync(file);
   fs.mkdirSync(file);
   warnings.length = 0;
-  withEnv({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true }));
+  withEnvSync({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true }));
   t.deepEqual([...enabledSpanGroups()], ['base']);
   t.deepEqual(warnings.map((w) => w.code), ['NEMO_LENS_SPEC_FILE_UNREADABLE']);
   t.regex(warnings[0]!.message, /cannot be read at setup \(EISDIR/);
   // A disabled setup never reads it: no warning, nothing enabled.
   warnings.length = 0;
-  withEnv({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: false }, { allowReinit: true }));
+  withEnvSync({ NEMO_LENS_SPAN_GROUPS_FILE: file }, () => setupTelemetry({ enabled: false }, { allowReinit: true }));
   t.deepEqual(warnings, []);
   t.deepEqual([...enabledSpanGroups()], []);
-  const error = withEnv({ NEMO_LENS_SPAN_GROUPS_FILE: file, NEMO_LENS_SPAN_GROUPS_FILE_POLL_MS: 'often' }, () =>
+  const error = withEnvSync({ NEMO_LENS_SPAN_GROUPS_FILE: file, NEMO_LENS_SPAN_GROUPS_FILE_POLL_MS: 'often' }, () =>
     t.throws(() => setupTelemetry({ enabled: true, exporter: 'none' }, { allowReinit: true })),
   );
   t.regex(error!.message, /NEMO_LENS_SPAN_GROUPS_FILE_POLL_MS="often"/);

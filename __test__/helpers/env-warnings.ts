@@ -8,18 +8,32 @@ export function captureWarnings(): NemoLensWarning[] & { stop(): void } {
   return warnings;
 }
 
+type EnvVars = Record<string, string | undefined>;
+
+function apply(values: EnvVars): void {
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+}
+
 /** Run `fn` with `vars` set in process.env (undefined deletes), restoring what was there after. */
-export async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T | Promise<T>): Promise<T> {
+export async function withEnv<T>(vars: EnvVars, fn: () => T | Promise<T>): Promise<T> {
   const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
   apply(vars);
   try {
     return await fn();
+  } finally {
+    apply(saved);
+  }
+}
+
+/** `withEnv` for a synchronous `fn` (a setup that must throw or not, inside one t.throws). */
+export function withEnvSync<T>(vars: EnvVars, fn: () => T): T {
+  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
+  apply(vars);
+  try {
+    return fn();
   } finally {
     apply(saved);
   }
